@@ -1,0 +1,53 @@
+# Ghost: asynchronous progress for MPI RMA through hidden ghost processes.
+#   make          build build/libghost.so and build/ghost
+#   make demo     install missing packages, build, run the demo job
+#   make test     install missing packages, build, run the whole suite
+#   make generate regenerate c/zwrappers.c from the installed MPI headers
+
+GO      ?= go
+BUILD   := build
+# Packages the build and the tests need (Debian names).
+DEB_PKGS := mpich libmpich-dev gfortran pkg-config
+GO_TEST_FLAGS ?= -count=1 -timeout 20m
+
+export CGO_ENABLED := 1
+
+.PHONY: all lib cli deps demo test unit generate clean FORCE
+
+all: lib cli
+
+lib: $(BUILD)/libghost.so
+cli: $(BUILD)/ghost
+
+# Go tracks its own dependencies; FORCE lets it decide what to rebuild.
+$(BUILD)/libghost.so: FORCE
+	$(GO) build -buildmode=c-shared -o $@ ./shim
+	rm -f $(BUILD)/libghost.h
+
+$(BUILD)/ghost: FORCE
+	$(GO) build -o $@ ./cmd/ghost
+
+# Installs what is missing, and only that, so repeated runs are quick.
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+demo: deps all
+	$(GO) run ./cmd/ghost demo
+
+test: deps all
+	GHOST_BUILD_DIR=$(CURDIR)/$(BUILD) $(GO) test $(GO_TEST_FLAGS) ./...
+
+# Pure-Go unit tests only: no MPI job is started.
+unit:
+	$(GO) test -count=1 -short ./...
+
+generate:
+	$(GO) generate ./c
+
+clean:
+	rm -rf $(BUILD)

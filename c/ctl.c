@@ -1,0 +1,61 @@
+/*
+ * The command channel between user processes and the ghosts of their node,
+ * and the primitives the ghost's wait policy uses to idle.
+ */
+#include "ghost.h"
+
+#include <sched.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#define GHOST_CMD_TAG 1
+
+static MPI_Comm ctl_comm = MPI_COMM_NULL;
+static MPI_Request ctl_req = MPI_REQUEST_NULL;
+static ghost_cmd_t ctl_buf;
+
+void ghost_ctl_setup(MPI_Comm ctl) { ctl_comm = ctl; }
+
+int ghost_ctl_send(int ghost_local, const ghost_cmd_t *cmd)
+{
+    return PMPI_Send(cmd, GHOST_CMD_WORDS, MPI_INT64_T, ghost_local, GHOST_CMD_TAG, ctl_comm);
+}
+
+int ghost_ctl_poll(ghost_cmd_t *cmd, int *from)
+{
+    if (ctl_req == MPI_REQUEST_NULL)
+        PMPI_Irecv(&ctl_buf, GHOST_CMD_WORDS, MPI_INT64_T, MPI_ANY_SOURCE, GHOST_CMD_TAG,
+                   ctl_comm, &ctl_req);
+    int done = 0;
+    MPI_Status st;
+    PMPI_Test(&ctl_req, &done, &st);
+    if (!done)
+        return 0;
+    *cmd = ctl_buf;
+    *from = st.MPI_SOURCE;
+    return 1;
+}
+
+void ghost_ctl_teardown(void)
+{
+    if (ctl_req != MPI_REQUEST_NULL) {
+        PMPI_Cancel(&ctl_req);
+        PMPI_Request_free(&ctl_req);
+    }
+}
+
+void ghost_yield(void) { sched_yield(); }
+
+void ghost_nap_ns(int64_t ns)
+{
+    struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
+    nanosleep(&ts, NULL);
+}
+
+int64_t ghost_cpu_ns(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+           (int64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+}

@@ -1,0 +1,99 @@
+/*
+ * The C data plane of Ghost: state shared between the hand-written and the
+ * generated MPI wrappers, and the small C API that the Go control plane
+ * (shim/) calls. Go fills these globals once, at MPI_Init; the per-call path
+ * only reads them.
+ */
+#ifndef GHOST_H_INCLUDED
+#define GHOST_H_INCLUDED
+
+#include <mpi.h>
+#include <stdint.h>
+
+/* ---- world translation -------------------------------------------------- */
+
+/* The communicator the application sees as MPI_COMM_WORLD: every process but
+ * the ghosts. It equals MPI_COMM_WORLD before MPI_Init and when GHOST_NG=0. */
+extern MPI_Comm ghost_user_world;
+
+/* Total number of ghost processes in the job (all nodes). */
+extern int ghost_total_ghosts;
+
+/* MPI_COMM_WORLD as a typed constant, for the Go side (cgo cannot use the
+ * cast macro). */
+enum { GHOST_WORLD = MPI_COMM_WORLD };
+
+#define GHOST_USER_COMM(c) ((c) == MPI_COMM_WORLD ? ghost_user_world : (c))
+
+/* ---- profiling hooks ---------------------------------------------------- */
+
+/* Nonzero when wrapped calls are timed. Off, each hook is one predictable
+ * branch on a global, which is what keeps unprofiled calls at +0-1 ns. */
+extern int ghost_prof_enabled;
+
+typedef struct {
+    uint64_t calls;   /* wrapped MPI calls completed */
+    uint64_t mpi_ns;  /* time spent inside them */
+} ghost_prof_counters_t;
+
+uint64_t ghost_prof_enter(void);
+void ghost_prof_exit(uint64_t t0);
+void ghost_prof_read(ghost_prof_counters_t *out);
+uint64_t ghost_now_ns(void);
+
+#define GHOST_PROF_ENTER() \
+    uint64_t ghost_t0 = __builtin_expect(ghost_prof_enabled, 0) ? ghost_prof_enter() : 0
+#define GHOST_PROF_EXIT()                         \
+    do {                                          \
+        if (__builtin_expect(ghost_prof_enabled, 0)) \
+            ghost_prof_exit(ghost_t0);            \
+    } while (0)
+
+/* ---- control channel ---------------------------------------------------- */
+
+/* Commands from a user process to the ghosts of its node. They travel on a
+ * private duplicate of the node communicator, so no user tag or communicator
+ * is ever touched. */
+enum ghost_cmd_op {
+    GHOST_CMD_FINALIZE = 1,
+};
+
+#define GHOST_CMD_WORDS 8
+typedef struct {
+    int64_t op;
+    int64_t arg[GHOST_CMD_WORDS - 1];
+} ghost_cmd_t;
+
+/* Set up by Go after the split. ctl is the private node communicator. */
+void ghost_ctl_setup(MPI_Comm ctl);
+/* User side: send a command to the ghost with node-local rank ghost_local. */
+int ghost_ctl_send(int ghost_local, const ghost_cmd_t *cmd);
+/* Ghost side: test for a command; returns 1 and fills *cmd and *from (the
+ * sender's node-local rank) when one arrived, 0 otherwise. Every call also
+ * drives MPI progress, which is what serves RMA aimed at this ghost. */
+int ghost_ctl_poll(ghost_cmd_t *cmd, int *from);
+/* Ghost side: cancel the pending receive before finalizing. */
+void ghost_ctl_teardown(void);
+
+/* ---- ghost idling ------------------------------------------------------- */
+
+void ghost_yield(void);
+void ghost_nap_ns(int64_t ns);
+/* CPU time (user+system) this process has used, in nanoseconds. */
+int64_t ghost_cpu_ns(void);
+
+/* ---- errhandlers on the world ------------------------------------------- */
+
+/* Creates the trampoline that lets a user errhandler set on MPI_COMM_WORLD
+ * see MPI_COMM_WORLD, not the internal user world. Called once after the
+ * split, on user processes. */
+int ghost_errhandler_setup(void);
+
+/* ---- entry points into Go (defined in shim/) ---------------------------- */
+
+/* Called right after PMPI_Init/PMPI_Init_thread. On a ghost it never returns. */
+extern int ghostAfterInit(int provided);
+/* Called at the start of MPI_Finalize on user processes. */
+extern void ghostBeforeFinalize(void);
+
+#endif /* GHOST_H_INCLUDED */

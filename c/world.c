@@ -1,0 +1,206 @@
+/*
+ * Hand-written wrappers that set up and tear down the user/ghost split, and
+ * the comm-taking calls that need more than a plain MPI_COMM_WORLD swap.
+ */
+#include "ghost.h"
+
+#include <pthread.h>
+#include <stddef.h>
+
+MPI_Comm ghost_user_world = MPI_COMM_WORLD;
+int ghost_total_ghosts = 0;
+
+static int is_split(void) { return ghost_user_world != MPI_COMM_WORLD; }
+
+/* ---- init and finalize -------------------------------------------------- */
+
+int MPI_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int provided = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&provided);
+    return ghostAfterInit(provided);
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return ghostAfterInit(*provided);
+}
+
+int MPI_Finalize(void)
+{
+    ghostBeforeFinalize();
+    return PMPI_Finalize();
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    /* Aborting the user world would leave MPICH to decide whether ghosts go
+     * too; aborting the real world says so explicitly. */
+    return PMPI_Abort(comm == MPI_COMM_WORLD ? MPI_COMM_WORLD : comm, errorcode);
+}
+
+/* ---- predefined attributes ---------------------------------------------- */
+
+static int is_predefined_comm_keyval(int keyval)
+{
+    switch (keyval) {
+    case MPI_TAG_UB:
+    case MPI_HOST:
+    case MPI_IO:
+    case MPI_WTIME_IS_GLOBAL:
+    case MPI_UNIVERSE_SIZE:
+    case MPI_LASTUSEDCODE:
+    case MPI_APPNUM:
+        return 1;
+    }
+    return 0;
+}
+
+/* MPICH keeps the predefined attributes on the built-in MPI_COMM_WORLD only,
+ * so they are read there; user keyvals go to the user world like any call. */
+static int get_world_attr(int keyval, void *attribute_val, int *flag,
+                          int (*get)(MPI_Comm, int, void *, int *))
+{
+    static int universe_size;
+    int rc = get(MPI_COMM_WORLD, keyval, attribute_val, flag);
+    if (rc == MPI_SUCCESS && *flag && keyval == MPI_UNIVERSE_SIZE && is_split()) {
+        /* Ghost slots are not available to the application. */
+        int real = **(int **)attribute_val;
+        universe_size = real > ghost_total_ghosts ? real - ghost_total_ghosts : real;
+        *(int **)attribute_val = &universe_size;
+    }
+    return rc;
+}
+
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    GHOST_PROF_ENTER();
+    int rc;
+    if (comm == MPI_COMM_WORLD && is_predefined_comm_keyval(comm_keyval))
+        rc = get_world_attr(comm_keyval, attribute_val, flag, PMPI_Comm_get_attr);
+    else
+        rc = PMPI_Comm_get_attr(GHOST_USER_COMM(comm), comm_keyval, attribute_val, flag);
+    GHOST_PROF_EXIT();
+    return rc;
+}
+
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    GHOST_PROF_ENTER();
+    int rc;
+    if (comm == MPI_COMM_WORLD && is_predefined_comm_keyval(keyval))
+        rc = get_world_attr(keyval, attribute_val, flag, PMPI_Attr_get);
+    else
+        rc = PMPI_Attr_get(GHOST_USER_COMM(comm), keyval, attribute_val, flag);
+    GHOST_PROF_EXIT();
+    return rc;
+}
+
+/* ---- errhandlers on the world -------------------------------------------
+ *
+ * An errhandler function receives the communicator it fired on. For the
+ * world that would be the internal user world, which the application has
+ * never seen. So user-created handlers set on MPI_COMM_WORLD are reached
+ * through a trampoline that passes MPI_COMM_WORLD instead. The handler is
+ * also set on the real world: that keeps the user's handle alive and
+ * answers MPI_Comm_get_errhandler, and it catches errors tied to no object,
+ * which MPI raises on MPI_COMM_WORLD.
+ */
+
+#define MAX_USER_ERRHANDLERS 256
+
+static struct {
+    MPI_Errhandler handle;
+    MPI_Comm_errhandler_function *fn;
+} user_errhandlers[MAX_USER_ERRHANDLERS];
+static int n_user_errhandlers;
+static pthread_mutex_t errhandler_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static MPI_Errhandler trampoline_handle = MPI_ERRHANDLER_NULL;
+static MPI_Comm_errhandler_function *world_fn; /* the handler behind it */
+
+static void world_trampoline(MPI_Comm *comm, int *code, ...)
+{
+    MPI_Comm seen = (*comm == ghost_user_world) ? MPI_COMM_WORLD : *comm;
+    MPI_Comm_errhandler_function *fn = __atomic_load_n(&world_fn, __ATOMIC_ACQUIRE);
+    if (fn)
+        fn(&seen, code);
+}
+
+int ghost_errhandler_setup(void)
+{
+    return PMPI_Comm_create_errhandler(world_trampoline, &trampoline_handle);
+}
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    int rc = PMPI_Comm_create_errhandler(fn, errhandler);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&errhandler_lock);
+    /* Handles are recycled after MPI_Errhandler_free: overwrite a stale entry. */
+    int slot = n_user_errhandlers;
+    for (int i = 0; i < n_user_errhandlers; i++)
+        if (user_errhandlers[i].handle == *errhandler)
+            slot = i;
+    if (slot < MAX_USER_ERRHANDLERS) {
+        user_errhandlers[slot].handle = *errhandler;
+        user_errhandlers[slot].fn = fn;
+        if (slot == n_user_errhandlers)
+            n_user_errhandlers++;
+    }
+    pthread_mutex_unlock(&errhandler_lock);
+    return rc;
+}
+
+static MPI_Comm_errhandler_function *lookup_user_errhandler(MPI_Errhandler eh)
+{
+    MPI_Comm_errhandler_function *fn = NULL;
+    pthread_mutex_lock(&errhandler_lock);
+    for (int i = 0; i < n_user_errhandlers; i++)
+        if (user_errhandlers[i].handle == eh)
+            fn = user_errhandlers[i].fn;
+    pthread_mutex_unlock(&errhandler_lock);
+    return fn;
+}
+
+static int set_world_errhandler(MPI_Errhandler eh)
+{
+    int rc = PMPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+    if (rc != MPI_SUCCESS || !is_split())
+        return rc;
+    MPI_Comm_errhandler_function *fn = lookup_user_errhandler(eh);
+    if (fn == NULL || trampoline_handle == MPI_ERRHANDLER_NULL)
+        return PMPI_Comm_set_errhandler(ghost_user_world, eh); /* predefined */
+    __atomic_store_n(&world_fn, fn, __ATOMIC_RELEASE);
+    return PMPI_Comm_set_errhandler(ghost_user_world, trampoline_handle);
+}
+
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    if (comm == MPI_COMM_WORLD)
+        return set_world_errhandler(errhandler);
+    return PMPI_Comm_set_errhandler(comm, errhandler);
+}
+
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return MPI_Comm_set_errhandler(comm, errhandler);
+}
+
+/* The real world carries the handle the user set (see above). */
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return PMPI_Comm_get_errhandler(comm == MPI_COMM_WORLD ? MPI_COMM_WORLD : comm, errhandler);
+}
+
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return MPI_Comm_get_errhandler(comm, errhandler);
+}

@@ -1,0 +1,32 @@
+// Command ghost launches MPI programs with Ghost's asynchronous-progress
+// ghosts and helps operate them.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+const usage = `usage: ghost <command> [arguments]
+
+Commands:
+  run     start an MPI program with ghost processes (ghost run --help)
+
+Environment variables are documented in docs/reference.md.
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	switch os.Args[1] {
+	case "run":
+		os.Exit(runCommand(os.Args[2:], os.Stdout, os.Stderr))
+	case "-h", "--help", "help":
+		fmt.Print(usage)
+	default:
+		fmt.Fprintf(os.Stderr, "ghost: unknown command %q\n\n%s", os.Args[1], usage)
+		os.Exit(2)
+	}
+}

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/ghost-mpi/ghost/internal/config"
+	"github.com/ghost-mpi/ghost/redirect"
+)
+
+const runUsage = `usage: ghost run -n N [-g G] [--hosts nodeA:k,nodeB:k] [--mpiexec-arg X]... [--dry-run] -- prog [args...]
+
+Starts N user ranks of prog plus G ghost processes on every node, through
+MPICH's hydra mpiexec. The program sees an MPI_COMM_WORLD of exactly N ranks.
+
+  -n N              user ranks (required)
+  -g G              ghosts per node (default: GHOST_NG, else 1; 0 runs
+                    without ghosts, as a pure pass-through)
+  --hosts LIST      fake several nodes on this machine with hydra's fork
+                    launcher. Each entry host:k counts every process slot on
+                    that host, ghosts included. Hosts are filled in order and
+                    each host used gets G ghosts.
+  --mpiexec-arg X   pass X to mpiexec before the program (repeatable)
+  --dry-run         print the exact mpiexec command line and exit
+
+libghost.so is taken from GHOST_LIB if set, else beside this binary, else
+from ../lib relative to it. mpiexec is GHOST_MPIEXEC if set, else the first
+of mpiexec.hydra, mpiexec.mpich, mpiexec on PATH. LD_PRELOAD and GHOST_NG
+reach the ranks through -genv, so mpiexec and hydra's proxies never load
+Ghost.
+`
+
+// runOptions is a parsed `ghost run` command line.
+type runOptions struct {
+	users       int
+	ghosts      int
+	hosts       string
+	mpiexecArgs []string
+	dryRun      bool
+	program     []string
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func parseRunArgs(args []string, getenv func(string) string, stderr io.Writer) (runOptions, error) {
+	var o runOptions
+	fs := flag.NewFlagSet("ghost run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, runUsage) }
+	fs.IntVar(&o.users, "n", 0, "user ranks")
+	ghosts := fs.String("g", "", "ghosts per node")
+	fs.StringVar(&o.hosts, "hosts", "", "fake nodes")
+	fs.Var((*multiFlag)(&o.mpiexecArgs), "mpiexec-arg", "argument for mpiexec")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "print the command line")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	o.program = fs.Args()
+	if o.users < 1 {
+		return o, fmt.Errorf("-n is required and must be at least 1")
+	}
+	if len(o.program) == 0 {
+		return o, fmt.Errorf("no program given: put it after --, e.g. ghost run -n 2 -- ./app")
+	}
+	g, err := ghostCount(*ghosts, getenv)
+	if err != nil {
+		return o, err
+	}
+	o.ghosts = g
+	return o, nil
+}
+
+// ghostCount resolves -g, then the GHOST_NG/CSP_NG environment, then 1, with
+// the same validation as the library.
+func ghostCount(flagValue string, getenv func(string) string) (int, error) {
+	if flagValue != "" {
+		n, err := strconv.Atoi(flagValue)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("-g %q is not valid: accepted values are a non-negative integer (ghosts per node)", flagValue)
+		}
+		return n, nil
+	}
+	var env []string
+	for _, name := range []string{"GHOST_NG", "CSP_NG"} {
+		if v := getenv(name); v != "" {
+			env = append(env, name+"="+v)
+		}
+	}
+	cfg, problems := config.Load(env)
+	for _, p := range problems {
+		if p.Severity == config.Error {
+			return 0, errors.New(p.Msg)
+		}
+	}
+	return cfg.NG, nil
+}
+
+// findLibrary locates libghost.so for the ranks.
+func findLibrary(getenv func(string) string, exe string) (string, error) {
+	if p := getenv("GHOST_LIB"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("GHOST_LIB=%q: %v", p, err)
+		}
+		return filepath.Abs(p)
+	}
+	dir := filepath.Dir(exe)
+	candidates := []string{filepath.Join(dir, "libghost.so"), filepath.Join(dir, "..", "lib", "libghost.so")}
+	for _, c := range candidates {
+		if _, err := os.Stat(c); err == nil {
+			return filepath.Abs(c)
+		}
+	}
+	return "", fmt.Errorf("libghost.so not found (looked in %s); build it with make, or set GHOST_LIB",
+		strings.Join(candidates, ", "))
+}
+
+// findMpiexec prefers hydra by name: once Open MPI is installed too (NWChem
+// pulls it in), plain "mpiexec" may be Open MPI's.
+func findMpiexec(getenv func(string) string, lookPath func(string) (string, error)) (string, error) {
+	if p := getenv("GHOST_MPIEXEC"); p != "" {
+		return p, nil
+	}
+	for _, name := range []string{"mpiexec.hydra", "mpiexec.mpich", "mpiexec"} {
+		if p, err := lookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no mpiexec found on PATH (install mpich, or set GHOST_MPIEXEC)")
+}
+
+// mpiexecCommand builds the full command line.
+func mpiexecCommand(o runOptions, mpiexec, lib, existingPreload string) ([]string, error) {
+	preload := lib
+	if existingPreload != "" {
+		preload += ":" + existingPreload
+	}
+	cmd := []string{mpiexec}
+	total := o.users + o.ghosts
+	if o.hosts != "" {
+		hosts, err := redirect.ParseHosts(o.hosts)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := redirect.Place(o.users, o.ghosts, hosts)
+		if err != nil {
+			return nil, err
+		}
+		cmd = append(cmd, "-launcher", "fork", "-hosts", redirect.FormatHosts(plan))
+		total = redirect.TotalSlots(plan)
+	}
+	cmd = append(cmd, "-n", strconv.Itoa(total),
+		"-genv", "LD_PRELOAD", preload,
+		"-genv", "GHOST_NG", strconv.Itoa(o.ghosts))
+	cmd = append(cmd, o.mpiexecArgs...)
+	return append(cmd, o.program...), nil
+}
+
+func runCommand(args []string, stdout, stderr io.Writer) int {
+	o, err := parseRunArgs(args, os.Getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "ghost run: %v\n", err)
+		return 2
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "ghost run: %v\n", err)
+		return 1
+	}
+	lib, err := findLibrary(os.Getenv, exe)
+	if err != nil {
+		fmt.Fprintf(stderr, "ghost run: %v\n", err)
+		return 1
+	}
+	mpiexec, err := findMpiexec(os.Getenv, exec.LookPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "ghost run: %v\n", err)
+		return 1
+	}
+	cmd, err := mpiexecCommand(o, mpiexec, lib, os.Getenv("LD_PRELOAD"))
+	if err != nil {
+		fmt.Fprintf(stderr, "ghost run: %v\n", err)
+		return 2
+	}
+	if o.dryRun {
+		fmt.Fprintln(stdout, shellJoin(cmd))
+		return 0
+	}
+	path, err := exec.LookPath(cmd[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "ghost run: %v\n", err)
+		return 1
+	}
+	// Become mpiexec: its exit status and signals are then the job's own.
+	err = syscall.Exec(path, cmd, os.Environ())
+	fmt.Fprintf(stderr, "ghost run: exec %s: %v\n", path, err)
+	return 1
+}
+
+// shellJoin quotes words for a POSIX shell where needed.
+func shellJoin(words []string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		if w != "" && strings.IndexFunc(w, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:,=+@%", r))
+		}) < 0 {
+			out[i] = w
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}

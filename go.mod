@@ -1,0 +1,3 @@
+module github.com/ghost-mpi/ghost
+
+go 1.24

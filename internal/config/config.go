@@ -1,0 +1,253 @@
+// Package config reads Ghost's GHOST_* environment variables into a typed
+// Config. Every bad value becomes a Problem that names the variable, the
+// value and what is accepted; unknown GHOST_* names get a warning with the
+// nearest known name. Parsing is pure: the caller decides who prints.
+package config
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// WaitMode is how an idle ghost waits for work (GHOST_WAIT).
+type WaitMode string
+
+const (
+	WaitSpin     WaitMode = "spin"
+	WaitYield    WaitMode = "yield"
+	WaitAdaptive WaitMode = "adaptive"
+)
+
+// Level is the verbosity of Ghost's own messages (GHOST_VERBOSE).
+type Level int
+
+const (
+	LevelError Level = iota
+	LevelWarn
+	LevelInfo
+	LevelDebug
+)
+
+var levelNames = []string{"error", "warn", "info", "debug"}
+
+func (l Level) String() string {
+	if l >= 0 && int(l) < len(levelNames) {
+		return levelNames[l]
+	}
+	return fmt.Sprintf("Level(%d)", int(l))
+}
+
+// Config is the runtime configuration of one process.
+type Config struct {
+	NG      int      // ghosts per node; 0 means pure pass-through
+	Wait    WaitMode // idle policy of the ghost server loop
+	Verbose Level    // messages at or above this level are printed
+	Profile bool     // time every wrapped MPI call
+}
+
+// Default is the configuration with no GHOST_* variable set.
+func Default() Config {
+	return Config{NG: 1, Wait: WaitAdaptive, Verbose: LevelWarn}
+}
+
+// Severity says whether a Problem stops the job.
+type Severity int
+
+const (
+	Warning Severity = iota
+	Error
+)
+
+// Problem is one finding about the environment.
+type Problem struct {
+	Severity Severity
+	Var      string
+	Msg      string
+}
+
+func (p Problem) String() string { return p.Msg }
+
+// Var describes one variable that Ghost reads.
+type Var struct {
+	Name     string
+	Aliases  []string // accepted spellings from Casper
+	Accepted string   // what the reference and the error messages say is accepted
+	Default  string
+	Doc      string
+	set      func(c *Config, value string) bool // false: the value is rejected
+}
+
+// Vars lists every variable read at MPI_Init. The launcher's own variables
+// are in LauncherVars. docs/reference.md documents both; a test keeps them in
+// step.
+var Vars = []Var{
+	{
+		Name: "GHOST_NG", Aliases: []string{"CSP_NG"},
+		Accepted: "a non-negative integer smaller than the processes on every node", Default: "1",
+		Doc: "Ghost processes per node. 0 turns Ghost into a pure pass-through.",
+		set: func(c *Config, v string) bool {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 0 {
+				return false
+			}
+			c.NG = n
+			return true
+		},
+	},
+	{
+		Name: "GHOST_WAIT", Accepted: "spin, yield or adaptive", Default: "adaptive",
+		Doc: "How an idle ghost waits: spin polls MPI without pause, yield gives up the core between polls, adaptive spins while work arrives and then backs off to short sleeps.",
+		set: func(c *Config, v string) bool {
+			switch m := WaitMode(strings.ToLower(strings.TrimSpace(v))); m {
+			case WaitSpin, WaitYield, WaitAdaptive:
+				c.Wait = m
+				return true
+			}
+			return false
+		},
+	},
+	{
+		Name: "GHOST_VERBOSE", Accepted: "error, warn, info or debug (or 0-3)", Default: "warn",
+		Doc: "Which of Ghost's own messages are printed. Errors always are.",
+		set: func(c *Config, v string) bool {
+			v = strings.ToLower(strings.TrimSpace(v))
+			for i, name := range levelNames {
+				if v == name || v == strconv.Itoa(i) {
+					c.Verbose = Level(i)
+					return true
+				}
+			}
+			return false
+		},
+	},
+	{
+		Name: "GHOST_PROFILE", Accepted: "0 or 1 (also off/on, false/true)", Default: "0",
+		Doc: "Time every wrapped MPI call; the totals are printed at finalize at verbosity info.",
+		set: func(c *Config, v string) bool {
+			b, ok := ParseBool(v)
+			if ok {
+				c.Profile = b
+			}
+			return ok
+		},
+	},
+}
+
+// LauncherVars are read by `ghost run`, not by the library.
+var LauncherVars = []Var{
+	{Name: "GHOST_LIB", Accepted: "a path to libghost.so", Doc: "The library `ghost run` preloads, instead of the one beside the ghost binary."},
+	{Name: "GHOST_MPIEXEC", Accepted: "a path to a hydra mpiexec", Default: "mpiexec.hydra, then mpiexec", Doc: "The mpiexec `ghost run` uses."},
+}
+
+// ParseBool accepts the usual spellings of a switch.
+func ParseBool(v string) (value, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "on", "true", "yes":
+		return true, true
+	case "0", "off", "false", "no":
+		return false, true
+	}
+	return false, false
+}
+
+// Load reads the configuration from environment entries ("NAME=value").
+// It returns the configuration, with defaults where a value was bad, and
+// every problem found, sorted by variable name.
+func Load(environ []string) (Config, []Problem) {
+	env := map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	cfg := Default()
+	var problems []Problem
+	known := map[string]bool{}
+	for _, lv := range LauncherVars {
+		known[lv.Name] = true
+	}
+	for _, v := range Vars {
+		known[v.Name] = true
+		names := append([]string{v.Name}, v.Aliases...)
+		for _, a := range v.Aliases {
+			known[a] = true
+		}
+		// The GHOST_ name wins over a Casper alias when both are set.
+		for i := len(names) - 1; i >= 0; i-- {
+			value, set := env[names[i]]
+			if !set {
+				continue
+			}
+			if !v.set(&cfg, value) {
+				problems = append(problems, Problem{Error, names[i], fmt.Sprintf(
+					"%s=%q is not valid: accepted values are %s (default %s)",
+					names[i], value, v.Accepted, v.Default)})
+			}
+		}
+	}
+	for name := range env {
+		if strings.HasPrefix(name, "GHOST_") && !known[name] {
+			msg := fmt.Sprintf("%s is not a Ghost variable and is ignored", name)
+			if near := Nearest(name, knownNames(known)); near != "" {
+				msg += fmt.Sprintf("; did you mean %s?", near)
+			}
+			problems = append(problems, Problem{Warning, name, msg})
+		}
+	}
+	sort.Slice(problems, func(i, j int) bool { return problems[i].Var < problems[j].Var })
+	return cfg, problems
+}
+
+func knownNames(known map[string]bool) []string {
+	var names []string
+	for n := range known {
+		if strings.HasPrefix(n, "GHOST_") {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Nearest returns the candidate closest to name by edit distance, or "" when
+// none is close enough to be a plausible typo.
+func Nearest(name string, candidates []string) string {
+	best, bestDist := "", -1
+	for _, c := range candidates {
+		d := editDistance(name, c)
+		if bestDist < 0 || d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	// Allow about one edit per three characters of the suffix after GHOST_.
+	limit := (len(strings.TrimPrefix(name, "GHOST_")) + 2) / 3
+	if limit < 2 {
+		limit = 2
+	}
+	if bestDist < 0 || bestDist > limit {
+		return ""
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,97 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestLoad(t *testing.T) {
+	tests := []struct {
+		name     string
+		env      []string
+		want     Config
+		problems []string // substrings, one per problem, in order
+		errors   int
+	}{
+		{name: "defaults", want: Default()},
+		{name: "ng", env: []string{"GHOST_NG=2"}, want: Config{NG: 2, Wait: WaitAdaptive, Verbose: LevelWarn}},
+		{name: "ng zero", env: []string{"GHOST_NG=0"}, want: Config{NG: 0, Wait: WaitAdaptive, Verbose: LevelWarn}},
+		{name: "casper alias", env: []string{"CSP_NG=3"}, want: Config{NG: 3, Wait: WaitAdaptive, Verbose: LevelWarn}},
+		{name: "ghost name wins", env: []string{"CSP_NG=3", "GHOST_NG=2"}, want: Config{NG: 2, Wait: WaitAdaptive, Verbose: LevelWarn}},
+		{name: "ng not integer", env: []string{"GHOST_NG=two"}, want: Default(),
+			problems: []string{`GHOST_NG="two" is not valid: accepted values are a non-negative integer`}, errors: 1},
+		{name: "ng negative", env: []string{"GHOST_NG=-1"}, want: Default(),
+			problems: []string{`GHOST_NG="-1" is not valid`}, errors: 1},
+		{name: "bad alias names alias", env: []string{"CSP_NG=x"}, want: Default(),
+			problems: []string{`CSP_NG="x" is not valid`}, errors: 1},
+		{name: "wait modes", env: []string{"GHOST_WAIT=Yield"}, want: Config{NG: 1, Wait: WaitYield, Verbose: LevelWarn}},
+		{name: "wait bad", env: []string{"GHOST_WAIT=sleep"}, want: Default(),
+			problems: []string{`GHOST_WAIT="sleep" is not valid: accepted values are spin, yield or adaptive`}, errors: 1},
+		{name: "verbose number", env: []string{"GHOST_VERBOSE=3"}, want: Config{NG: 1, Wait: WaitAdaptive, Verbose: LevelDebug}},
+		{name: "verbose word", env: []string{"GHOST_VERBOSE=info"}, want: Config{NG: 1, Wait: WaitAdaptive, Verbose: LevelInfo}},
+		{name: "profile", env: []string{"GHOST_PROFILE=on"}, want: Config{NG: 1, Wait: WaitAdaptive, Verbose: LevelWarn, Profile: true}},
+		{name: "profile bad", env: []string{"GHOST_PROFILE=maybe"}, want: Default(), problems: []string{"GHOST_PROFILE"}, errors: 1},
+		{name: "unknown with suggestion", env: []string{"GHOST_NGG=1"}, want: Default(),
+			problems: []string{"GHOST_NGG is not a Ghost variable and is ignored; did you mean GHOST_NG?"}},
+		{name: "unknown far from all", env: []string{"GHOST_COMPLETELY_DIFFERENT=1"}, want: Default(),
+			problems: []string{"GHOST_COMPLETELY_DIFFERENT is not a Ghost variable and is ignored"}},
+		{name: "launcher vars are known", env: []string{"GHOST_LIB=/x", "GHOST_MPIEXEC=/y"}, want: Default()},
+		{name: "other prefixes ignored", env: []string{"OMP_NUM_THREADS=2", "CSP_OTHER=1"}, want: Default()},
+		{name: "two problems sorted", env: []string{"GHOST_WAIT=x", "GHOST_NG=y"}, want: Default(),
+			problems: []string{"GHOST_NG=", "GHOST_WAIT="}, errors: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, problems := Load(tt.env)
+			if got != tt.want {
+				t.Errorf("config = %+v, want %+v", got, tt.want)
+			}
+			if len(problems) != len(tt.problems) {
+				t.Fatalf("problems = %v, want %d", problems, len(tt.problems))
+			}
+			errors := 0
+			for i, p := range problems {
+				if !strings.Contains(p.Msg, tt.problems[i]) {
+					t.Errorf("problem %d = %q, want it to contain %q", i, p.Msg, tt.problems[i])
+				}
+				if p.Severity == Error {
+					errors++
+				}
+			}
+			if errors != tt.errors {
+				t.Errorf("errors = %d, want %d", errors, tt.errors)
+			}
+		})
+	}
+}
+
+func TestNearest(t *testing.T) {
+	known := []string{"GHOST_NG", "GHOST_WAIT", "GHOST_VERBOSE", "GHOST_PROFILE"}
+	tests := []struct{ in, want string }{
+		{"GHOST_NG", "GHOST_NG"},
+		{"GHOST_N", "GHOST_NG"},
+		{"GHOST_WIAT", "GHOST_WAIT"},
+		{"GHOST_VERBOS", "GHOST_VERBOSE"},
+		{"GHOST_PROFIEL", "GHOST_PROFILE"},
+		{"GHOST_XYZXYZXYZ", ""},
+	}
+	for _, tt := range tests {
+		if got := Nearest(tt.in, known); got != tt.want {
+			t.Errorf("Nearest(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"a", "", 1}, {"", "abc", 3}, {"kitten", "sitting", 3}, {"GHOST_NG", "GHOST_NG", 0},
+	}
+	for _, tt := range tests {
+		if got := editDistance(tt.a, tt.b); got != tt.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,60 @@
+package main
+
+// #include <stdlib.h>
+// #include "ghost.h"
+import "C"
+
+import (
+	"time"
+
+	"github.com/ghost-mpi/ghost/shim/internal/wait"
+)
+
+// serve is the life of a ghost process after MPI_Init: it polls the command
+// channel, which also drives MPI progress for RMA aimed at it, until every
+// user of its node has finalized. Then it finalizes and exits with 0.
+//
+// It runs on the thread that called MPI_Init, inside the cgo callback, so
+// every MPI call it makes comes from that thread whatever the thread level.
+func serve(ghosts C.MPI_Comm) {
+	l := self.layout
+	node := l.Nodes[l.NodeOf[self.worldRank]]
+	users := len(node.Users)
+	policy := wait.New(self.cfg.Wait)
+	cpu0 := C.ghost_cpu_ns()
+	commands, finalized := 0, 0
+
+	for finalized < users {
+		var cmd C.ghost_cmd_t
+		var from C.int
+		if C.ghost_ctl_poll(&cmd, &from) != 0 {
+			policy.Worked()
+			commands++
+			switch cmd.op {
+			case C.GHOST_CMD_FINALIZE:
+				finalized++
+			default:
+				self.log.errorf("ghost at world rank %d: unknown command %d from local rank %d",
+					self.worldRank, int64(cmd.op), int(from))
+			}
+			continue
+		}
+		switch a := policy.Idle(); a.Kind {
+		case wait.Yield:
+			C.ghost_yield()
+		case wait.Sleep:
+			C.ghost_nap_ns(C.int64_t(a.Sleep))
+		}
+	}
+
+	wall := time.Since(self.started)
+	cpu := time.Duration(C.ghost_cpu_ns() - cpu0)
+	self.log.infof("ghost %d of node %d (world rank %d): %d commands; cpu %.1f ms over %.3f s wall (%.2f%% of a core); GHOST_WAIT=%s",
+		l.LocalRank[self.worldRank], l.NodeOf[self.worldRank], self.worldRank, commands,
+		cpu.Seconds()*1e3, wall.Seconds(), 100*cpu.Seconds()/wall.Seconds(), self.cfg.Wait)
+
+	C.ghost_ctl_teardown()
+	C.PMPI_Comm_free(&ghosts)
+	C.PMPI_Finalize()
+	C.exit(0)
+}

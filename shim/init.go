@@ -1,0 +1,138 @@
+package main
+
+// #include "ghost.h"
+import "C"
+
+import (
+	"os"
+	"time"
+
+	"github.com/ghost-mpi/ghost/internal/config"
+	"github.com/ghost-mpi/ghost/redirect"
+)
+
+// job is what the control plane knows about this process after MPI_Init.
+type job struct {
+	cfg       config.Config
+	log       *logger
+	worldRank int
+	layout    *redirect.Layout
+	split     bool       // false: pure pass-through (GHOST_NG=0)
+	node      C.MPI_Comm // processes of this node, users and ghosts
+	ctl       C.MPI_Comm // private duplicate of node for commands
+	started   time.Time
+}
+
+var self job
+
+// ghostAfterInit runs right after PMPI_Init. It reads the configuration,
+// agrees job-wide that it is valid (or aborts with one message), and splits
+// every node into users and ghosts. A ghost never returns from here.
+//
+//export ghostAfterInit
+func ghostAfterInit(provided C.int) C.int {
+	world := C.MPI_Comm(C.GHOST_WORLD)
+	cfg, problems := config.Load(os.Environ())
+	self = job{cfg: cfg, worldRank: commRank(world), started: time.Now()}
+	self.log = &logger{level: cfg.Verbose}
+	C.ghost_prof_enabled = boolInt(cfg.Profile)
+
+	// Every process reads the same variables; one warning per job is enough.
+	var errs []string
+	for _, p := range problems {
+		switch {
+		case p.Severity == config.Error:
+			errs = append(errs, p.Msg)
+		case self.worldRank == 0:
+			self.log.warnf("%s", p.Msg)
+		}
+	}
+
+	self.node = commSplitShared(world)
+	leader := bcastInt(self.node, self.worldRank, 0)
+	leaders := allgatherInt(world, leader)
+	layout, err := redirect.NewLayout(leaders, cfg.NG)
+	if err != nil {
+		errs = append(errs, err.Error())
+	}
+	self.layout = layout
+
+	// Agree that the configuration is valid everywhere. The lowest rank that
+	// found a problem reports it and aborts the job; the others wait to be
+	// taken down with it, so exactly one message is printed.
+	size := commSize(world)
+	reporter := size
+	if len(errs) > 0 {
+		reporter = self.worldRank
+	}
+	if reporter = allreduceMinInt(world, reporter); reporter < size {
+		if reporter == self.worldRank {
+			for _, e := range errs {
+				self.log.errorf("%s (aborting; see docs/reference.md)", e)
+			}
+			abortWorld(1)
+		}
+		C.PMPI_Barrier(world)
+		select {} // unreachable: the abort ends this process
+	}
+
+	if cfg.NG == 0 {
+		if self.worldRank == 0 {
+			self.log.infof("GHOST_NG=0: pass-through, no ghost processes")
+		}
+		C.PMPI_Comm_free(&self.node)
+		return C.MPI_SUCCESS
+	}
+
+	self.split = true
+	isGhost := layout.IsGhost(self.worldRank)
+	color := 0
+	if isGhost {
+		color = 1
+	}
+	group := commSplit(world, color, self.worldRank)
+	self.ctl = commDup(self.node)
+	C.ghost_ctl_setup(self.ctl)
+	C.ghost_total_ghosts = C.int(layout.TotalGhosts())
+
+	if isGhost {
+		serve(group) // never returns
+	}
+	commSetName(group, "MPI_COMM_WORLD")
+	C.ghost_user_world = group
+	if rc := C.ghost_errhandler_setup(); rc != C.MPI_SUCCESS {
+		return rc
+	}
+	if self.worldRank == layout.WorldOfUser[0] {
+		self.log.infof("%d user rank(s), %d ghost(s) on %d node(s), GHOST_WAIT=%s, thread level %d",
+			len(layout.WorldOfUser), layout.TotalGhosts(), len(layout.Nodes), cfg.Wait, int(provided))
+	}
+	return C.MPI_SUCCESS
+}
+
+// ghostBeforeFinalize tells this node's ghosts that one more user is done.
+//
+//export ghostBeforeFinalize
+func ghostBeforeFinalize() {
+	if self.cfg.Profile {
+		var pc C.ghost_prof_counters_t
+		C.ghost_prof_read(&pc)
+		self.log.infof("user rank %d: %d wrapped MPI calls, %.3f s inside MPI",
+			self.layout.UserRank[self.worldRank], uint64(pc.calls), float64(pc.mpi_ns)/1e9)
+	}
+	if !self.split {
+		return
+	}
+	node := self.layout.Nodes[self.layout.NodeOf[self.worldRank]]
+	cmd := C.ghost_cmd_t{op: C.GHOST_CMD_FINALIZE}
+	for _, g := range node.Ghosts {
+		C.ghost_ctl_send(C.int(self.layout.LocalRank[g]), &cmd)
+	}
+}
+
+func boolInt(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,77 @@
+// Package wait decides what an idle ghost does between two polls of MPI.
+//
+// Busy-polling is right on dedicated cores and ruinous when ghosts share
+// cores with the application, as on a laptop or a CI box. The adaptive
+// policy spins while work keeps arriving, then yields, then sleeps with
+// exponential back-off up to a ceiling that bounds the added latency.
+package wait
+
+import (
+	"time"
+
+	"github.com/ghost-mpi/ghost/internal/config"
+)
+
+// Kind is what to do before the next poll.
+type Kind int
+
+const (
+	Spin  Kind = iota // poll again at once
+	Yield             // give the core up once (sched_yield)
+	Sleep             // sleep for Action.Sleep
+)
+
+// Action is one decision.
+type Action struct {
+	Kind  Kind
+	Sleep time.Duration
+}
+
+// Tuning of the adaptive policy. SpinPolls polls after the last work cost a
+// few tens of microseconds; the sleep ceiling keeps an idle ghost under 1% of
+// a core while adding at most MaxSleep to a request that finds it asleep.
+const (
+	SpinPolls  = 2000
+	YieldPolls = 200
+	MinSleep   = 2 * time.Microsecond
+	MaxSleep   = 500 * time.Microsecond
+)
+
+// Policy tracks idleness since the last piece of work.
+type Policy struct {
+	mode  config.WaitMode
+	idle  int           // polls without work
+	sleep time.Duration // current back-off
+}
+
+// New returns a policy for mode.
+func New(mode config.WaitMode) *Policy { return &Policy{mode: mode} }
+
+// Worked records that the last poll found work.
+func (p *Policy) Worked() {
+	p.idle = 0
+	p.sleep = 0
+}
+
+// Idle records a poll that found nothing and returns what to do next.
+func (p *Policy) Idle() Action {
+	p.idle++
+	switch p.mode {
+	case config.WaitSpin:
+		return Action{Kind: Spin}
+	case config.WaitYield:
+		return Action{Kind: Yield}
+	}
+	switch {
+	case p.idle <= SpinPolls:
+		return Action{Kind: Spin}
+	case p.idle <= SpinPolls+YieldPolls:
+		return Action{Kind: Yield}
+	}
+	if p.sleep == 0 {
+		p.sleep = MinSleep
+	} else {
+		p.sleep = min(2*p.sleep, MaxSleep)
+	}
+	return Action{Kind: Sleep, Sleep: p.sleep}
+}

@@ -1,0 +1,76 @@
+package wait
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ghost-mpi/ghost/internal/config"
+)
+
+// actions runs n idle polls and returns the last action of each kind seen
+// and the count per kind.
+func count(p *Policy, n int) (map[Kind]int, Action) {
+	seen := map[Kind]int{}
+	var last Action
+	for i := 0; i < n; i++ {
+		last = p.Idle()
+		seen[last.Kind]++
+	}
+	return seen, last
+}
+
+func TestPolicy(t *testing.T) {
+	tests := []struct {
+		name      string
+		mode      config.WaitMode
+		polls     int
+		wantKinds map[Kind]int
+		wantLast  Action
+	}{
+		{"spin never rests", config.WaitSpin, 10000, map[Kind]int{Spin: 10000}, Action{Kind: Spin}},
+		{"yield always yields", config.WaitYield, 10, map[Kind]int{Yield: 10}, Action{Kind: Yield}},
+		{"adaptive spins first", config.WaitAdaptive, SpinPolls, map[Kind]int{Spin: SpinPolls}, Action{Kind: Spin}},
+		{"adaptive then yields", config.WaitAdaptive, SpinPolls + YieldPolls,
+			map[Kind]int{Spin: SpinPolls, Yield: YieldPolls}, Action{Kind: Yield}},
+		{"adaptive then sleeps", config.WaitAdaptive, SpinPolls + YieldPolls + 1,
+			map[Kind]int{Spin: SpinPolls, Yield: YieldPolls, Sleep: 1}, Action{Kind: Sleep, Sleep: MinSleep}},
+		{"back-off doubles", config.WaitAdaptive, SpinPolls + YieldPolls + 3,
+			map[Kind]int{Spin: SpinPolls, Yield: YieldPolls, Sleep: 3}, Action{Kind: Sleep, Sleep: 4 * MinSleep}},
+		{"back-off is capped", config.WaitAdaptive, SpinPolls + YieldPolls + 100,
+			map[Kind]int{Spin: SpinPolls, Yield: YieldPolls, Sleep: 100}, Action{Kind: Sleep, Sleep: MaxSleep}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kinds, last := count(New(tt.mode), tt.polls)
+			for k, n := range tt.wantKinds {
+				if kinds[k] != n {
+					t.Errorf("kind %d seen %d times, want %d", k, kinds[k], n)
+				}
+			}
+			if last != tt.wantLast {
+				t.Errorf("last = %+v, want %+v", last, tt.wantLast)
+			}
+		})
+	}
+}
+
+func TestWorkedResets(t *testing.T) {
+	p := New(config.WaitAdaptive)
+	count(p, SpinPolls+YieldPolls+50)
+	p.Worked()
+	if a := p.Idle(); a.Kind != Spin {
+		t.Fatalf("after work, action = %+v, want spin", a)
+	}
+	count(p, SpinPolls+YieldPolls-1)
+	if a := p.Idle(); a != (Action{Kind: Sleep, Sleep: MinSleep}) {
+		t.Fatalf("back-off did not restart: %+v", a)
+	}
+}
+
+func TestMaxSleepBoundsIdleCost(t *testing.T) {
+	// The ceiling is the latency a request can add when it finds the ghost
+	// asleep; keep it well under the ~180 ms plain MPICH needs.
+	if MaxSleep > time.Millisecond {
+		t.Fatalf("MaxSleep = %v is too long", MaxSleep)
+	}
+}

@@ -1,0 +1,75 @@
+package main
+
+// #include <stdlib.h>
+// #include "ghost.h"
+import "C"
+
+import "unsafe"
+
+// Thin helpers over the PMPI calls the control plane makes. They never go
+// through Ghost's own MPI_ wrappers, so no MPI_COMM_WORLD swap applies.
+
+func commRank(c C.MPI_Comm) int {
+	var r C.int
+	C.PMPI_Comm_rank(c, &r)
+	return int(r)
+}
+
+func commSize(c C.MPI_Comm) int {
+	var s C.int
+	C.PMPI_Comm_size(c, &s)
+	return int(s)
+}
+
+// allgatherInt gathers one int from every process of c.
+func allgatherInt(c C.MPI_Comm, v int) []int {
+	n := commSize(c)
+	send := C.int(v)
+	recv := make([]C.int, n)
+	C.PMPI_Allgather(unsafe.Pointer(&send), 1, C.MPI_INT, unsafe.Pointer(&recv[0]), 1, C.MPI_INT, c)
+	out := make([]int, n)
+	for i, x := range recv {
+		out[i] = int(x)
+	}
+	return out
+}
+
+func allreduceMinInt(c C.MPI_Comm, v int) int {
+	in, out := C.int(v), C.int(0)
+	C.PMPI_Allreduce(unsafe.Pointer(&in), unsafe.Pointer(&out), 1, C.MPI_INT, C.MPI_MIN, c)
+	return int(out)
+}
+
+func bcastInt(c C.MPI_Comm, v int, root int) int {
+	x := C.int(v)
+	C.PMPI_Bcast(unsafe.Pointer(&x), 1, C.MPI_INT, C.int(root), c)
+	return int(x)
+}
+
+func commSplit(c C.MPI_Comm, color, key int) C.MPI_Comm {
+	var out C.MPI_Comm
+	C.PMPI_Comm_split(c, C.int(color), C.int(key), &out)
+	return out
+}
+
+func commSplitShared(c C.MPI_Comm) C.MPI_Comm {
+	var out C.MPI_Comm
+	C.PMPI_Comm_split_type(c, C.MPI_COMM_TYPE_SHARED, 0, C.MPI_INFO_NULL, &out)
+	return out
+}
+
+func commDup(c C.MPI_Comm) C.MPI_Comm {
+	var out C.MPI_Comm
+	C.PMPI_Comm_dup(c, &out)
+	return out
+}
+
+func commSetName(c C.MPI_Comm, name string) {
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	C.PMPI_Comm_set_name(c, cs)
+}
+
+func abortWorld(code int) {
+	C.PMPI_Abort(C.MPI_Comm(C.GHOST_WORLD), C.int(code))
+}
