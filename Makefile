@@ -51,3 +51,21 @@ generate:
 
 clean:
 	rm -rf $(BUILD)
+
+# Benchmarks (bench/): every configuration in one run, same user rank count.
+# Results: bench/results/<UTC time>-<host>.json (raw samples) and .md (table,
+# also printed). Smoke results are only a check that the suites work, so they
+# go under build/ and never next to real ones. BENCH_FLAGS adds driver flags,
+# e.g. BENCH_FLAGS='-rounds 10' or '-configs plain,ghost-ng1,ghost-ng1-prof'.
+BENCH_FLAGS ?=
+
+.PHONY: bench bench-smoke bench-intercept
+
+bench: all
+	$(GO) run ./bench -suite all $(BENCH_FLAGS)
+
+bench-smoke: all
+	$(GO) run ./bench -suite all -smoke -out $(BUILD)/bench-smoke $(BENCH_FLAGS)
+
+bench-intercept: all
+	$(GO) run ./bench -suite intercept $(BENCH_FLAGS)

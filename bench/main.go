@@ -1,0 +1,174 @@
+// Command bench runs Ghost's benchmark suites: each suite's C program is
+// built with mpicc and run under every configuration it compares (plain
+// MPICH, Ghost with and without ghost ranks, ...) in one run, with the same
+// number of user ranks. Results go to bench/results/<UTC time>-<host>.json
+// (raw samples and summaries) and a markdown table beside it, also printed.
+//
+//	go run ./bench                 # every suite
+//	go run ./bench -suite intercept -smoke
+//
+// Run it from the repository root after `make`.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+type options struct {
+	suites   string
+	configs  string
+	smoke    bool
+	users    int
+	rounds   int
+	timeout  time.Duration
+	build    string
+	programs string
+	out      string
+	mpicc    string
+	mpiexec  string
+}
+
+func parseFlags() options {
+	var o options
+	flag.StringVar(&o.suites, "suite", "all", "comma-separated suites to run, or all (known: "+strings.Join(suiteNames(), ", ")+")")
+	flag.StringVar(&o.configs, "configs", "", "comma-separated configurations, overriding each suite's own list (the first is the baseline)")
+	flag.BoolVar(&o.smoke, "smoke", false, "short run that only proves the suites work")
+	flag.IntVar(&o.users, "n", 2, "user ranks in every configuration")
+	flag.IntVar(&o.rounds, "rounds", 0, "times each configuration runs, interleaved with the others (default 5, smoke 1)")
+	flag.DurationVar(&o.timeout, "timeout", 60*time.Second, "limit for one run of a program")
+	flag.StringVar(&o.build, "build", "build", "directory holding libghost.so and the ghost CLI")
+	flag.StringVar(&o.programs, "programs", "bench/programs", "directory of the benchmark programs")
+	flag.StringVar(&o.out, "out", "bench/results", "directory for the results")
+	flag.StringVar(&o.mpicc, "mpicc", "mpicc", "MPI C compiler")
+	flag.StringVar(&o.mpiexec, "mpiexec", "mpiexec.hydra", "hydra's mpiexec, used by every configuration")
+	flag.Parse()
+	if o.rounds == 0 {
+		o.rounds = 5
+		if o.smoke {
+			o.rounds = 1
+		}
+	}
+	return o
+}
+
+func main() {
+	if err := run(parseFlags()); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(o options) error {
+	selected, err := findSuites(o.suites)
+	if err != nil {
+		return err
+	}
+	launch, env, err := prepareLaunch(o)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "ghost-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	report := Report{Started: time.Now().UTC(), Smoke: o.smoke, Env: captureEnvironment()}
+	for _, s := range selected {
+		res, err := runSuite(s, o, launch, env, tmp)
+		if err != nil {
+			return fmt.Errorf("%s: %v", s.Name, err)
+		}
+		report.Suites = append(report.Suites, res)
+	}
+	report.Env.LoadAfter = loadAverage()
+
+	md := markdown(report)
+	fmt.Print(md)
+	paths, err := writeReport(o.out, report, md)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "bench: wrote %s\n", strings.Join(paths, " and "))
+	for _, s := range report.Suites {
+		if s.failed() {
+			return fmt.Errorf("%s: some runs failed (see the report)", s.Name)
+		}
+	}
+	return nil
+}
+
+// prepareLaunch resolves the tools every configuration uses. ghost run is
+// told which mpiexec and which libghost.so to use, so that the Ghost
+// configurations run the library just built under the same launcher as the
+// plain one.
+func prepareLaunch(o options) (Launch, []string, error) {
+	if o.users < 1 {
+		return Launch{}, nil, fmt.Errorf("-n must be at least 1")
+	}
+	mpiexec, err := exec.LookPath(o.mpiexec)
+	if err != nil {
+		return Launch{}, nil, err
+	}
+	build, err := filepath.Abs(o.build)
+	if err != nil {
+		return Launch{}, nil, err
+	}
+	ghost, lib := filepath.Join(build, "ghost"), filepath.Join(build, "libghost.so")
+	for _, p := range []string{ghost, lib} {
+		if _, err := os.Stat(p); err != nil {
+			return Launch{}, nil, fmt.Errorf("%v (run make first)", err)
+		}
+	}
+	env := []string{"GHOST_MPIEXEC=" + mpiexec, "GHOST_LIB=" + lib}
+	return Launch{Mpiexec: mpiexec, Ghost: ghost, Users: o.users}, env, nil
+}
+
+// runSuite builds the suite's program and runs it rounds times under each
+// configuration. Configurations alternate inside a round, so a burst of load
+// from other users of the box lands on all of them rather than on one.
+func runSuite(s Suite, o options, l Launch, env []string, tmp string) (SuiteResult, error) {
+	names := s.Configs
+	if o.configs != "" {
+		names = strings.Split(o.configs, ",")
+	}
+	var cfgs []Config
+	for _, n := range names {
+		c, err := configByName(strings.TrimSpace(n))
+		if err != nil {
+			return SuiteResult{}, err
+		}
+		cfgs = append(cfgs, c)
+	}
+	exe, err := buildProgram(o.mpicc, filepath.Join(o.programs, s.Program), tmp)
+	if err != nil {
+		return SuiteResult{}, err
+	}
+	args := s.Args(o.smoke)
+	res := SuiteResult{Name: s.Name, About: s.About, Program: s.Program, Args: args, Users: l.Users,
+		Rounds: o.rounds, Baseline: cfgs[0].Name, Budget: s.Budget}
+	for _, c := range cfgs {
+		res.Configs = append(res.Configs, ConfigInfo{Name: c.Name, About: c.About})
+	}
+	prog := append([]string{exe}, args...)
+	for round := 0; round < o.rounds; round++ {
+		for _, c := range cfgs {
+			fmt.Fprintf(os.Stderr, "bench: %s: %s, round %d of %d\n", s.Name, c.Name, round+1, o.rounds)
+			run, samples := runOnce(c, l, prog, env, round, o.timeout)
+			if run.Error != "" {
+				fmt.Fprintf(os.Stderr, "bench: %s: %s failed: %s\n", s.Name, c.Name, run.Error)
+			}
+			res.Runs = append(res.Runs, run)
+			res.Samples = append(res.Samples, samples...)
+		}
+	}
+	res.Stats = statsOf(res.Samples)
+	res.Deltas = compare(res.Stats, res.Baseline, s.Budget)
+	return res, nil
+}

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Report is everything one driver run measured; it is written whole as JSON.
+type Report struct {
+	Started time.Time     `json:"started"`
+	Smoke   bool          `json:"smoke"`
+	Env     Environment   `json:"environment"`
+	Suites  []SuiteResult `json:"suites"`
+}
+
+// SuiteResult holds one suite's raw samples and what was derived from them.
+type SuiteResult struct {
+	Name     string       `json:"name"`
+	About    string       `json:"about"`
+	Program  string       `json:"program"`
+	Args     []string     `json:"args"`
+	Users    int          `json:"users"`
+	Rounds   int          `json:"rounds"`
+	Baseline string       `json:"baseline"`
+	Budget   float64      `json:"budget,omitempty"`
+	Configs  []ConfigInfo `json:"configs"`
+	Runs     []Run        `json:"runs"`
+	Stats    []Stat       `json:"stats"`
+	Deltas   []Delta      `json:"deltas"`
+	Samples  []Sample     `json:"samples"`
+}
+
+// ConfigInfo names a configuration in the report.
+type ConfigInfo struct {
+	Name  string `json:"name"`
+	About string `json:"about"`
+}
+
+// failed reports whether any run of the suite failed.
+func (s SuiteResult) failed() bool {
+	for _, r := range s.Runs {
+		if r.Error != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// baseName is the results file name without extension: the UTC start time,
+// to the second so that two runs on one day do not overwrite each other,
+// and the host.
+func baseName(started time.Time, host string) string {
+	return started.UTC().Format("2006-01-02T150405Z") + "-" + safeName(host)
+}
+
+// safeName keeps a host name usable as a file name.
+func safeName(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
+			return r
+		}
+		return '_'
+	}, s)
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// writeReport writes dir/<base>.json and dir/<base>.md and returns their
+// paths. Each file is written beside its final name and renamed into place,
+// so a reader never sees half a result.
+func writeReport(dir string, r Report, markdown string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	js, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	base := filepath.Join(dir, baseName(r.Started, r.Env.Host))
+	files := map[string][]byte{base + ".json": append(js, '\n'), base + ".md": []byte(markdown)}
+	paths := []string{base + ".json", base + ".md"}
+	for _, p := range paths {
+		if err := os.WriteFile(p+".tmp", files[p], 0o644); err != nil {
+			return nil, err
+		}
+		if err := os.Rename(p+".tmp", p); err != nil {
+			return nil, err
+		}
+	}
+	return paths, nil
+}
+
+// markdown renders the report for people: the environment, then per suite
+// the configurations, a table of medians against the baseline, and every
+// failed run. Failures are printed, never dropped.
+func markdown(r Report) string {
+	var b strings.Builder
+	mode := ""
+	if r.Smoke {
+		mode = " (smoke run: too short to quote)"
+	}
+	fmt.Fprintf(&b, "# Ghost benchmarks, %s on %s%s\n\n", r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.Env.Host, mode)
+	writeEnvironment(&b, r.Env)
+	for _, s := range r.Suites {
+		writeSuite(&b, s)
+	}
+	return b.String()
+}
+
+func writeEnvironment(b *strings.Builder, e Environment) {
+	fmt.Fprintf(b, "- machine: %d CPUs, %s; Linux %s\n", e.NumCPU, orUnknown(e.CPU), orUnknown(e.Kernel))
+	fmt.Fprintf(b, "- load average (1, 5, 15 min): %s before, %s after\n", orUnknown(e.LoadBefore), orUnknown(e.LoadAfter))
+	fmt.Fprintf(b, "- tree: %s; %s\n", orUnknown(e.Git), e.Go)
+	for _, k := range sortedKeys(e.Vars) {
+		fmt.Fprintf(b, "- env: `%s=%s`\n", k, e.Vars[k])
+	}
+	b.WriteString("\n")
+}
+
+func writeSuite(b *strings.Builder, s SuiteResult) {
+	fmt.Fprintf(b, "## %s\n\n%s\n\n", s.Name, s.About)
+	fmt.Fprintf(b, "%d user ranks in every configuration; %d round(s), configurations interleaved; `%s %s`.\n",
+		s.Users, s.Rounds, s.Program, strings.Join(s.Args, " "))
+	if mpi := mpiVersion(s.Runs); mpi != "" {
+		fmt.Fprintf(b, "MPI: %s.\n", mpi)
+	}
+	b.WriteString("\n")
+	for _, c := range s.Configs {
+		fmt.Fprintf(b, "- `%s`: %s\n", c.Name, c.About)
+	}
+	b.WriteString("\n")
+	writeTable(b, s)
+	writeFailures(b, s.Runs)
+}
+
+func writeTable(b *strings.Builder, s SuiteResult) {
+	stat := map[[2]string]Stat{}
+	for _, st := range s.Stats {
+		stat[[2]string{st.Config, st.Metric}] = st
+	}
+	budget := ""
+	if s.Budget > 0 {
+		budget = fmt.Sprintf(" budget +%s |", num(s.Budget))
+	}
+	fmt.Fprintf(b, "| metric | config | median | min | max | n | added vs %s | ratio |%s\n", s.Baseline, budget)
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|" + strings.Repeat("---|", boolInt(s.Budget > 0)) + "\n")
+	for _, d := range s.Deltas {
+		st := stat[[2]string{d.Config, d.Metric}]
+		added, ratio := signed(d.Added), fmt.Sprintf("%.2f", d.Ratio)
+		if d.NoBaseline {
+			added, ratio = "n/a", "n/a"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %d | %s | %s |", d.Metric, d.Config,
+			num(st.Median), num(st.Min), num(st.Max), st.N, added, ratio)
+		if s.Budget > 0 {
+			b.WriteString(" " + verdict(d, s.Baseline) + " |")
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(b, "\nUnits: %s. Added and ratio compare medians.\n\n", strings.Join(units(s.Stats), ", "))
+}
+
+// verdict is the budget column of one row.
+func verdict(d Delta, baseline string) string {
+	switch {
+	case d.Config == baseline, d.NoBaseline:
+		return ""
+	case d.Over:
+		return "**OVER**"
+	}
+	return "ok"
+}
+
+func writeFailures(b *strings.Builder, runs []Run) {
+	for _, r := range runs {
+		if r.Error != "" {
+			fmt.Fprintf(b, "**FAILED** `%s` round %d: %s\n\n", r.Config, r.Round, oneLine(r.Error))
+		}
+	}
+}
+
+// mpiVersion is the library the first successful run reported.
+func mpiVersion(runs []Run) string {
+	for _, r := range runs {
+		if v, ok := r.Meta["mpi"].(string); ok && v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func units(stats []Stat) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range stats {
+		if !seen[s.Unit] {
+			seen[s.Unit] = true
+			out = append(out, s.Unit)
+		}
+	}
+	return out
+}
+
+// num prints a measurement with two decimals: sub-ns differences matter
+// when the budget is a few ns.
+func num(v float64) string { return fmt.Sprintf("%.2f", v) }
+
+func signed(v float64) string { return fmt.Sprintf("%+.2f", v) }
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
