@@ -1,0 +1,223 @@
+package wrapgen
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestParseHeader(t *testing.T) {
+	tests := []struct {
+		name      string
+		src       string
+		wantName  string
+		wantTypes []string
+		commArgs  []int
+		variadic  bool
+	}{
+		{"plain", "int MPI_Comm_size(MPI_Comm comm, int *size) MPICH_API_PUBLIC;",
+			"MPI_Comm_size", []string{"MPI_Comm", "int *"}, []int{0}, false},
+		{"multi-line with attributes",
+			"int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,\n  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)\n  MPICH_ATTR_POINTER_WITH_TYPE_TAG(1,3) MPICH_ATTR_POINTER_WITH_TYPE_TAG(4,6) MPICH_API_PUBLIC;",
+			"MPI_Allgather", []string{"const void *", "int", "MPI_Datatype", "void *", "int", "MPI_Datatype", "MPI_Comm"}, []int{6}, false},
+		{"two comms", "int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm);",
+			"MPI_Intercomm_create", []string{"MPI_Comm", "int", "MPI_Comm", "int", "int", "MPI_Comm *"}, []int{0, 2}, false},
+		{"comm pointer is not a comm argument", "int MPI_Comm_free(MPI_Comm *comm);",
+			"MPI_Comm_free", []string{"MPI_Comm *"}, nil, false},
+		{"2-D array", "int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);",
+			"MPI_Group_range_excl", []string{"MPI_Group", "int", "int [][3]", "MPI_Group *"}, nil, false},
+		{"array of comms is not by value", "int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);",
+			"MPI_Cart_sub", []string{"MPI_Comm", "const int []", "MPI_Comm *"}, []int{0}, false},
+		{"void", "double MPI_Wtime(void);", "MPI_Wtime", nil, nil, false},
+		{"variadic", "int MPI_Pcontrol(const int level, ...);", "MPI_Pcontrol", []string{"const int"}, nil, true},
+		{"unnamed parameters", "int PMPI_File_open(MPI_Comm, const char *, int, MPI_Info, MPI_File *);",
+			"PMPI_File_open", []string{"MPI_Comm", "const char *", "int", "MPI_Info", "MPI_File *"}, []int{0}, false},
+		{"comments and preprocessor", "/* int MPI_Fake(MPI_Comm c); */\n#define X 1\nint MPIX_Comm_revoke(MPI_Comm comm); // trailing",
+			"MPIX_Comm_revoke", []string{"MPI_Comm"}, []int{0}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			protos, err := ParseHeader(tt.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(protos) != 1 {
+				t.Fatalf("got %d prototypes: %+v", len(protos), protos)
+			}
+			p := protos[0]
+			if p.Name != tt.wantName || p.Variadic != tt.variadic {
+				t.Errorf("name %q variadic %v", p.Name, p.Variadic)
+			}
+			var types []string
+			for _, prm := range p.Params {
+				types = append(types, prm.Type)
+			}
+			if strings.Join(types, "|") != strings.Join(tt.wantTypes, "|") {
+				t.Errorf("types %q, want %q", types, tt.wantTypes)
+			}
+			if got := p.CommParams(); len(got) != len(tt.commArgs) || (len(got) > 0 && strings.Trim(strings.Join(strings.Fields(strings.Trim(fmtInts(got), "[]")), ","), ",") != strings.Trim(strings.Join(strings.Fields(strings.Trim(fmtInts(tt.commArgs), "[]")), ","), ",")) {
+				t.Errorf("comm params %v, want %v", got, tt.commArgs)
+			}
+		})
+	}
+}
+
+func fmtInts(v []int) string {
+	var b strings.Builder
+	for i, x := range v {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(string(rune('0' + x)))
+	}
+	return b.String()
+}
+
+func TestWrappableNeedsPMPITwin(t *testing.T) {
+	protos, err := ParseHeader(`
+int MPI_B(MPI_Comm c); int PMPI_B(MPI_Comm c);
+int MPI_A(MPI_Comm c); int PMPI_A(MPI_Comm c);
+int MPI_NoTwin(MPI_Comm c);
+int MPI_NoComm(int x); int PMPI_NoComm(int x);`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range Wrappable(protos) {
+		names = append(names, p.Name)
+	}
+	if strings.Join(names, ",") != "MPI_A,MPI_B" {
+		t.Fatalf("Wrappable = %v", names)
+	}
+}
+
+func TestGenerateWrapper(t *testing.T) {
+	protos, _ := ParseHeader("int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm);\nint PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm);")
+	src, err := Generate(protos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "int ghost_rc = PMPI_Intercomm_create(GHOST_USER_COMM(local_comm), local_leader, GHOST_USER_COMM(peer_comm), remote_leader, tag, newintercomm);"
+	if !strings.Contains(string(src), want) {
+		t.Fatalf("generated:\n%s", src)
+	}
+	for _, hook := range []string{"GHOST_PROF_ENTER();", "GHOST_PROF_EXIT();"} {
+		if !strings.Contains(string(src), hook) {
+			t.Errorf("no %s in wrapper", hook)
+		}
+	}
+}
+
+func TestGenerateRejectsUnforwardable(t *testing.T) {
+	for _, src := range []string{
+		"int MPI_V(MPI_Comm c, ...); int PMPI_V(MPI_Comm c, ...);",
+		"double MPI_D(MPI_Comm c); double PMPI_D(MPI_Comm c);",
+	} {
+		protos, _ := ParseHeader(src)
+		if _, err := Generate(protos); err == nil {
+			t.Errorf("Generate(%q) succeeded", src)
+		}
+	}
+}
+
+// installed parses the MPI headers on this machine, or skips when there are
+// none (the pure tests above still run).
+func installed(t *testing.T) []Proto {
+	t.Helper()
+	protos, err := LoadInstalled()
+	if err != nil {
+		t.Skipf("no installed MPI headers: %v", err)
+	}
+	return protos
+}
+
+// The committed c/zwrappers.c must equal what the generator writes from the
+// installed headers: run `make generate` after changing the generator.
+func TestWrappersUpToDate(t *testing.T) {
+	protos := installed(t)
+	want, err := Generate(protos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join("..", "..", "zwrappers.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatal("c/zwrappers.c is stale: run `make generate` and commit the result")
+	}
+}
+
+// Every MPI_/MPIX_ function of the installed headers that takes a
+// communicator by value has a wrapper, generated or hand-written. The count
+// comes from a scan of the header text that is independent of the parser.
+func TestEveryCommFunctionIsWrapped(t *testing.T) {
+	installed(t)
+	dir, err := IncludeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byValueComm := regexp.MustCompile(`\bMPI_Comm\s+[a-z_]+\s*[,)]`)
+	declared := map[string]bool{}
+	commTaking := map[string]bool{}
+	for _, h := range HeaderFiles {
+		text, err := os.ReadFile(filepath.Join(dir, h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		flat := strings.Join(strings.Fields(stripComments(string(text))), " ")
+		for _, stmt := range strings.Split(flat, ";") {
+			m := regexp.MustCompile(`\b(P?MPIX?_[A-Za-z0-9_]+)\s*\(`).FindStringSubmatch(stmt)
+			if m == nil || strings.Contains(stmt, "typedef") {
+				continue
+			}
+			declared[m[1]] = true
+			if !strings.HasPrefix(m[1], "P") && byValueComm.MatchString(stmt) {
+				commTaking[m[1]] = true
+			}
+		}
+	}
+	// Callbacks such as MPI_DUP_FN take a communicator but have no PMPI twin
+	// and are not MPI calls.
+	for name := range commTaking {
+		if !declared["P"+name] {
+			delete(commTaking, name)
+		}
+	}
+	gen, err := os.ReadFile(filepath.Join("..", "..", "zwrappers.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	handSrc := ""
+	cFiles, _ := filepath.Glob(filepath.Join("..", "..", "*.c"))
+	for _, f := range cFiles {
+		if filepath.Base(f) != "zwrappers.c" {
+			b, _ := os.ReadFile(f)
+			handSrc += string(b)
+		}
+	}
+	missing := 0
+	for name := range commTaking {
+		def := regexp.MustCompile(`(?m)^int ` + name + `\(`)
+		_, hand := Handwritten[name]
+		switch {
+		case hand && def.MatchString(handSrc):
+		case !hand && def.MatchString(string(gen)):
+		default:
+			t.Errorf("%s takes a communicator but has no wrapper (hand-written: %v)", name, hand)
+			missing++
+		}
+	}
+	for name := range Handwritten {
+		if !commTaking[name] {
+			t.Errorf("hand-written %s does not take a communicator in the installed headers", name)
+		}
+	}
+	t.Logf("%d comm-taking functions in the installed headers, %d hand-written, %d missing",
+		len(commTaking), len(Handwritten), missing)
+	if len(commTaking) < 100 {
+		t.Errorf("only %d comm-taking functions found: is the header scan broken?", len(commTaking))
+	}
+}

@@ -1,0 +1,206 @@
+// Package test runs real MPI jobs under Ghost: C and Fortran programs from
+// programs/, compiled with MPICH's wrappers and started with `ghost run` or
+// hydra's mpiexec, each under a timeout. Nothing here mocks MPI.
+package test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	buildDir string // holds libghost.so and ghost
+	progDir  string // compiled test programs
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		fmt.Println("test: -short: MPI integration tests skipped")
+		os.Exit(m.Run())
+	}
+	buildDir = os.Getenv("LIBGHOST_BUILD_DIR")
+	if buildDir == "" {
+		buildDir, _ = filepath.Abs("../build")
+	}
+	for _, f := range []string{"libghost.so", "ghost"} {
+		if _, err := os.Stat(filepath.Join(buildDir, f)); err != nil {
+			fmt.Fprintf(os.Stderr, "test: %s missing in %s: run `make` first (or `make test`)\n", f, buildDir)
+			os.Exit(1)
+		}
+	}
+	dir, err := os.MkdirTemp("", "ghost-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	progDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// needMPI skips a test in -short mode.
+func needMPI(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("MPI integration test")
+	}
+}
+
+var compileMu sync.Mutex
+
+// program compiles programs/<name> once (C with mpicc, Fortran with mpif90)
+// and returns the binary's path.
+func program(t *testing.T, name string) string {
+	t.Helper()
+	compileMu.Lock()
+	defer compileMu.Unlock()
+	base := strings.TrimSuffix(name, filepath.Ext(name))
+	if filepath.Ext(name) == ".f90" {
+		base += "_f"
+	}
+	bin := filepath.Join(progDir, base)
+	if _, err := os.Stat(bin); err == nil {
+		return bin
+	}
+	src, _ := filepath.Abs(filepath.Join("programs", name))
+	compiler := "mpicc"
+	args := []string{"-O2", "-Wall", "-I" + filepath.Dir(src), "-o", bin, src, "-lpthread"}
+	if filepath.Ext(name) == ".f90" {
+		compiler = "mpif90"
+		args = []string{"-O2", "-o", bin, src}
+	}
+	out, err := exec.Command(compiler, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", compiler, name, err, out)
+	}
+	return bin
+}
+
+// job describes one MPI run.
+type job struct {
+	users   int
+	ghosts  int      // -g for ghost run; ignored by plain runs
+	hosts   string   // fake nodes, e.g. "nodeA:3,nodeB:3"
+	env     []string // extra NAME=value for the ranks (inherited by mpiexec)
+	args    []string // program and its arguments
+	timeout time.Duration
+}
+
+// result is what a finished run left behind.
+type result struct {
+	stdout, stderr string
+	code           int
+	timedOut       bool
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d (timed out: %v)\n--- stdout\n%s--- stderr\n%s", r.code, r.timedOut, r.stdout, r.stderr)
+}
+
+// ghostRun starts the job through the real launcher, `ghost run`.
+func ghostRun(t *testing.T, j job) result {
+	t.Helper()
+	args := []string{"run", "-n", strconv.Itoa(j.users), "-g", strconv.Itoa(j.ghosts)}
+	if j.hosts != "" {
+		args = append(args, "--hosts", j.hosts)
+	}
+	args = append(append(args, "--"), j.args...)
+	return execute(t, j, filepath.Join(buildDir, "ghost"), args...)
+}
+
+// mpiexecRun starts exactly procs processes with hydra, optionally with
+// libghost.so preloaded into the ranks (never into mpiexec itself).
+func mpiexecRun(t *testing.T, j job, procs int, preload bool) result {
+	t.Helper()
+	args := []string{}
+	if j.hosts != "" {
+		args = append(args, "-launcher", "fork", "-hosts", j.hosts)
+	}
+	args = append(args, "-n", strconv.Itoa(procs))
+	if preload {
+		args = append(args, "-genv", "LD_PRELOAD", filepath.Join(buildDir, "libghost.so"))
+	}
+	return execute(t, j, "mpiexec.hydra", append(args, j.args...)...)
+}
+
+func execute(t *testing.T, j job, name string, args ...string) result {
+	t.Helper()
+	timeout := j.timeout
+	if timeout == 0 {
+		timeout = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = append(os.Environ(), j.env...)
+	// mpiexec forks proxies and ranks: on timeout, kill the whole group.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	res := result{stdout: stdout.String(), stderr: stderr.String(), timedOut: ctx.Err() != nil}
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exitErr):
+		res.code = exitErr.ExitCode()
+	default:
+		t.Fatalf("%s: %v", name, err)
+	}
+	if res.timedOut {
+		t.Fatalf("%s %s timed out after %v\n%s", name, strings.Join(args, " "), timeout, res)
+	}
+	return res
+}
+
+var summaryLine = regexp.MustCompile(`(?m)^rank (\d+) of (\d+): (\d+) checks, (\d+) failed$`)
+
+// expectChecks asserts that a self-checking program (programs/check.h)
+// finished on every one of want ranks with no failed check.
+func expectChecks(t *testing.T, r result, want int) {
+	t.Helper()
+	if r.code != 0 || strings.Contains(r.stdout, "FAIL") {
+		t.Fatalf("job failed:\n%s", r)
+	}
+	seen := map[int]bool{}
+	for _, m := range summaryLine.FindAllStringSubmatch(r.stdout, -1) {
+		rank, _ := strconv.Atoi(m[1])
+		size, _ := strconv.Atoi(m[2])
+		checks, _ := strconv.Atoi(m[3])
+		if size != want || m[4] != "0" || checks == 0 {
+			t.Errorf("bad summary %q", m[0])
+		}
+		seen[rank] = true
+	}
+	if len(seen) != want {
+		t.Fatalf("%d of %d ranks reported:\n%s", len(seen), want, r)
+	}
+}
+
+// ghostLines returns Ghost's own stderr lines that contain substr.
+func ghostLines(stderr, substr string) []string {
+	var out []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "ghost: ") && strings.Contains(l, substr) {
+			out = append(out, l)
+		}
+	}
+	return out
+}

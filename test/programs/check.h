@@ -1,0 +1,33 @@
+/* Tiny self-checking helpers for the integration test programs. Each failed
+ * check prints one "FAIL" line; the program ends with a summary line that
+ * the Go test parses: "rank R of S: N checks, F failed". */
+#ifndef CHECK_H
+#define CHECK_H
+#include <mpi.h>
+#include <stdio.h>
+
+static int checks_run, checks_failed;
+
+#define CHECK(cond, ...)                                                   \
+    do {                                                                   \
+        checks_run++;                                                      \
+        if (!(cond)) {                                                     \
+            checks_failed++;                                               \
+            int r_;                                                        \
+            MPI_Comm_rank(MPI_COMM_WORLD, &r_);                            \
+            printf("FAIL rank %d %s:%d: %s: ", r_, __FILE__, __LINE__, #cond); \
+            printf(__VA_ARGS__);                                           \
+            printf("\n");                                                  \
+            fflush(stdout);                                                \
+        }                                                                  \
+    } while (0)
+
+static void check_summary(void)
+{
+    int r, s;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    MPI_Comm_size(MPI_COMM_WORLD, &s);
+    printf("rank %d of %d: %d checks, %d failed\n", r, s, checks_run, checks_failed);
+    fflush(stdout);
+}
+#endif
