@@ -22,11 +22,12 @@ func serve(ghosts C.MPI_Comm) {
 	users := len(node.Users)
 	policy := wait.New(self.cfg.Wait)
 	cpu0 := C.ghost_cpu_ns()
-	commands, finalized := 0, 0
+	commands, finalized, polls := 0, 0, 0
 
 	for finalized < users {
 		var cmd C.ghost_cmd_t
 		var from C.int
+		polls++
 		if C.ghost_ctl_poll(&cmd, &from) != 0 {
 			policy.Worked()
 			commands++
@@ -49,8 +50,8 @@ func serve(ghosts C.MPI_Comm) {
 
 	wall := time.Since(self.started)
 	cpu := time.Duration(C.ghost_cpu_ns() - cpu0)
-	self.log.infof("ghost %d of node %d (world rank %d): %d commands; cpu %.1f ms over %.3f s wall (%.2f%% of a core); GHOST_WAIT=%s",
-		l.LocalRank[self.worldRank], l.NodeOf[self.worldRank], self.worldRank, commands,
+	self.log.infof("ghost %d of node %d (world rank %d): %d commands, %d polls; cpu %.1f ms over %.3f s wall (%.2f%% of a core); GHOST_WAIT=%s",
+		l.LocalRank[self.worldRank], l.NodeOf[self.worldRank], self.worldRank, commands, polls,
 		cpu.Seconds()*1e3, wall.Seconds(), 100*cpu.Seconds()/wall.Seconds(), self.cfg.Wait)
 
 	C.ghost_ctl_teardown()
