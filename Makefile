@@ -40,7 +40,7 @@ demo: deps all
 	$(GO) run ./cmd/ghost demo
 
 test: deps all
-	GHOST_BUILD_DIR=$(CURDIR)/$(BUILD) $(GO) test $(GO_TEST_FLAGS) ./...
+	LIBGHOST_BUILD_DIR=$(CURDIR)/$(BUILD) $(GO) test $(GO_TEST_FLAGS) ./...
 
 # Pure-Go unit tests only: no MPI job is started.
 unit:

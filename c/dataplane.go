@@ -6,7 +6,7 @@
 // and reaches the C functions through ghost.h.
 package dataplane
 
-//go:generate go run ./internal/wrapgen/mkwrappers -o zwrappers.c
+//go:generate go run ./internal/wrapgen/mkwrappers -dir .
 
 // #cgo pkg-config: mpich
 // #cgo CFLAGS: -O2 -Wall -Wno-unused-variable

@@ -1,49 +1,71 @@
 /*
  * Hand-written wrappers that set up and tear down the user/ghost split, and
  * the comm-taking calls that need more than a plain MPI_COMM_WORLD swap.
+ * Like the generated ones, each defines PMPI_name and aliases MPI_name to it.
  */
 #include "ghost.h"
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 MPI_Comm ghost_user_world = MPI_COMM_WORLD;
 int ghost_total_ghosts = 0;
 
 static int is_split(void) { return ghost_user_world != MPI_COMM_WORLD; }
 
+/* libmpich is a dependency of libghost.so, so it is mapped before this runs. */
+__attribute__((constructor)) static void resolve_mpich(void) { ghost_resolve_real(); }
+
+static void require_mpich(void)
+{
+    if (GHOST_REAL(MPI_Init) == NULL || GHOST_REAL(MPI_Init_thread) == NULL) {
+        fprintf(stderr, "ghost: error: MPICH's PMPI_Init was not found; libghost.so works only "
+                        "in programs linked with MPICH's libmpi\n");
+        abort();
+    }
+}
+
 /* ---- init and finalize -------------------------------------------------- */
 
-int MPI_Init(int *argc, char ***argv)
+int PMPI_Init(int *argc, char ***argv)
 {
-    int rc = PMPI_Init(argc, argv);
+    require_mpich();
+    int rc = GHOST_REAL(MPI_Init)(argc, argv);
     if (rc != MPI_SUCCESS)
         return rc;
     int provided = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&provided);
     return ghostAfterInit(provided);
 }
+int MPI_Init(int *argc, char ***argv) __attribute__((alias("PMPI_Init")));
 
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    require_mpich();
+    int rc = GHOST_REAL(MPI_Init_thread)(argc, argv, required, provided);
     if (rc != MPI_SUCCESS)
         return rc;
     return ghostAfterInit(*provided);
 }
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+    __attribute__((alias("PMPI_Init_thread")));
 
-int MPI_Finalize(void)
+int PMPI_Finalize(void)
 {
     ghostBeforeFinalize();
-    return PMPI_Finalize();
+    return GHOST_REAL(MPI_Finalize)();
 }
+int MPI_Finalize(void) __attribute__((alias("PMPI_Finalize")));
 
-int MPI_Abort(MPI_Comm comm, int errorcode)
+int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
     /* Aborting the user world would leave MPICH to decide whether ghosts go
      * too; aborting the real world says so explicitly. */
-    return PMPI_Abort(comm == MPI_COMM_WORLD ? MPI_COMM_WORLD : comm, errorcode);
+    return GHOST_REAL(MPI_Abort)(comm, errorcode);
 }
+int MPI_Abort(MPI_Comm comm, int errorcode) __attribute__((alias("PMPI_Abort")));
 
 /* ---- predefined attributes ---------------------------------------------- */
 
@@ -64,10 +86,12 @@ static int is_predefined_comm_keyval(int keyval)
 
 /* MPICH keeps the predefined attributes on the built-in MPI_COMM_WORLD only,
  * so they are read there; user keyvals go to the user world like any call. */
-static int get_world_attr(int keyval, void *attribute_val, int *flag,
-                          int (*get)(MPI_Comm, int, void *, int *))
+static int get_comm_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag,
+                         int (*get)(MPI_Comm, int, void *, int *))
 {
     static int universe_size;
+    if (comm != MPI_COMM_WORLD || !is_predefined_comm_keyval(keyval))
+        return get(GHOST_USER_COMM(comm), keyval, attribute_val, flag);
     int rc = get(MPI_COMM_WORLD, keyval, attribute_val, flag);
     if (rc == MPI_SUCCESS && *flag && keyval == MPI_UNIVERSE_SIZE && is_split()) {
         /* Ghost slots are not available to the application. */
@@ -78,29 +102,19 @@ static int get_world_attr(int keyval, void *attribute_val, int *flag,
     return rc;
 }
 
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    return get_comm_attr(comm, comm_keyval, attribute_val, flag, GHOST_REAL(MPI_Comm_get_attr));
+}
 int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
-{
-    GHOST_PROF_ENTER();
-    int rc;
-    if (comm == MPI_COMM_WORLD && is_predefined_comm_keyval(comm_keyval))
-        rc = get_world_attr(comm_keyval, attribute_val, flag, PMPI_Comm_get_attr);
-    else
-        rc = PMPI_Comm_get_attr(GHOST_USER_COMM(comm), comm_keyval, attribute_val, flag);
-    GHOST_PROF_EXIT();
-    return rc;
-}
+    __attribute__((alias("PMPI_Comm_get_attr")));
 
-int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
-    GHOST_PROF_ENTER();
-    int rc;
-    if (comm == MPI_COMM_WORLD && is_predefined_comm_keyval(keyval))
-        rc = get_world_attr(keyval, attribute_val, flag, PMPI_Attr_get);
-    else
-        rc = PMPI_Attr_get(GHOST_USER_COMM(comm), keyval, attribute_val, flag);
-    GHOST_PROF_EXIT();
-    return rc;
+    return get_comm_attr(comm, keyval, attribute_val, flag, GHOST_REAL(MPI_Attr_get));
 }
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+    __attribute__((alias("PMPI_Attr_get")));
 
 /* ---- errhandlers on the world -------------------------------------------
  *
@@ -135,12 +149,12 @@ static void world_trampoline(MPI_Comm *comm, int *code, ...)
 
 int ghost_errhandler_setup(void)
 {
-    return PMPI_Comm_create_errhandler(world_trampoline, &trampoline_handle);
+    return GHOST_REAL(MPI_Comm_create_errhandler)(world_trampoline, &trampoline_handle);
 }
 
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
-    int rc = PMPI_Comm_create_errhandler(fn, errhandler);
+    int rc = GHOST_REAL(MPI_Comm_create_errhandler)(fn, errhandler);
     if (rc != MPI_SUCCESS)
         return rc;
     pthread_mutex_lock(&errhandler_lock);
@@ -158,6 +172,8 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler 
     pthread_mutex_unlock(&errhandler_lock);
     return rc;
 }
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+    __attribute__((alias("PMPI_Comm_create_errhandler")));
 
 static MPI_Comm_errhandler_function *lookup_user_errhandler(MPI_Errhandler eh)
 {
@@ -170,37 +186,46 @@ static MPI_Comm_errhandler_function *lookup_user_errhandler(MPI_Errhandler eh)
     return fn;
 }
 
-static int set_world_errhandler(MPI_Errhandler eh)
+static int set_comm_errhandler(MPI_Comm comm, MPI_Errhandler eh,
+                               int (*set)(MPI_Comm, MPI_Errhandler))
 {
-    int rc = PMPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+    if (comm != MPI_COMM_WORLD)
+        return set(comm, eh);
+    int rc = set(MPI_COMM_WORLD, eh);
     if (rc != MPI_SUCCESS || !is_split())
         return rc;
     MPI_Comm_errhandler_function *fn = lookup_user_errhandler(eh);
     if (fn == NULL || trampoline_handle == MPI_ERRHANDLER_NULL)
-        return PMPI_Comm_set_errhandler(ghost_user_world, eh); /* predefined */
+        return set(ghost_user_world, eh); /* predefined */
     __atomic_store_n(&world_fn, fn, __ATOMIC_RELEASE);
-    return PMPI_Comm_set_errhandler(ghost_user_world, trampoline_handle);
+    return set(ghost_user_world, trampoline_handle);
 }
 
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return set_comm_errhandler(comm, errhandler, GHOST_REAL(MPI_Comm_set_errhandler));
+}
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
-{
-    if (comm == MPI_COMM_WORLD)
-        return set_world_errhandler(errhandler);
-    return PMPI_Comm_set_errhandler(comm, errhandler);
-}
+    __attribute__((alias("PMPI_Comm_set_errhandler")));
 
-int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    return MPI_Comm_set_errhandler(comm, errhandler);
+    return set_comm_errhandler(comm, errhandler, GHOST_REAL(MPI_Errhandler_set));
 }
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+    __attribute__((alias("PMPI_Errhandler_set")));
 
 /* The real world carries the handle the user set (see above). */
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return GHOST_REAL(MPI_Comm_get_errhandler)(comm, errhandler);
+}
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
-{
-    return PMPI_Comm_get_errhandler(comm == MPI_COMM_WORLD ? MPI_COMM_WORLD : comm, errhandler);
-}
+    __attribute__((alias("PMPI_Comm_get_errhandler")));
 
-int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    return MPI_Comm_get_errhandler(comm, errhandler);
+    return GHOST_REAL(MPI_Errhandler_get)(comm, errhandler);
 }
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+    __attribute__((alias("PMPI_Errhandler_get")));

@@ -56,6 +56,6 @@ func serve(ghosts C.MPI_Comm) {
 
 	C.ghost_ctl_teardown()
 	C.PMPI_Comm_free(&ghosts)
-	C.PMPI_Finalize()
+	C.ghost_real_finalize()
 	C.exit(0)
 }

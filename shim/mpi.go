@@ -71,5 +71,5 @@ func commSetName(c C.MPI_Comm, name string) {
 }
 
 func abortWorld(code int) {
-	C.PMPI_Abort(C.MPI_Comm(C.GHOST_WORLD), C.int(code))
+	C.ghost_real_abort(C.int(code))
 }

@@ -56,17 +56,21 @@ func TestPassThrough(t *testing.T) {
 	}
 }
 
+// Fortran through `use mpi` (libmpifort calls the C MPI_ symbols) and
+// through `use mpi_f08` (MPICH's f08 bindings call PMPI_ directly).
 func TestFortran(t *testing.T) {
 	needMPI(t)
-	bin := program(t, "world.f90")
-	for _, hosts := range []string{"", "nodeA:3,nodeB:3"} {
-		r := ghostRun(t, job{users: 4, ghosts: 1, hosts: hosts, args: []string{bin}})
-		if r.code != 0 {
-			t.Fatalf("fortran job failed:\n%s", r)
-		}
-		line := regexp.MustCompile(`fortran rank (\d+) of 4 sum 6 half 2 expected 2`)
-		if got := len(line.FindAllString(r.stdout, -1)); got != 4 {
-			t.Fatalf("hosts %q: %d of 4 ranks right:\n%s", hosts, got, r)
+	line := regexp.MustCompile(`fortran rank (\d+) of 4 sum 6 half 2 expected 2`)
+	for _, src := range []string{"world.f90", "world_f08.f90"} {
+		bin := program(t, src)
+		for _, hosts := range []string{"", "nodeA:3,nodeB:3"} {
+			r := ghostRun(t, job{users: 4, ghosts: 1, hosts: hosts, args: []string{bin}})
+			if r.code != 0 {
+				t.Fatalf("%s: job failed:\n%s", src, r)
+			}
+			if got := len(line.FindAllString(r.stdout, -1)); got != 4 {
+				t.Fatalf("%s, hosts %q: %d of 4 ranks right:\n%s", src, hosts, got, r)
+			}
 		}
 	}
 }

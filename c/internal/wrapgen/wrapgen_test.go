@@ -95,18 +95,25 @@ int MPI_NoComm(int x); int PMPI_NoComm(int x);`)
 
 func TestGenerateWrapper(t *testing.T) {
 	protos, _ := ParseHeader("int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm);\nint PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm);")
-	src, err := Generate(protos)
+	files, err := generateWithInterposed(protos)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "int ghost_rc = PMPI_Intercomm_create(GHOST_USER_COMM(local_comm), local_leader, GHOST_USER_COMM(peer_comm), remote_leader, tag, newintercomm);"
-	if !strings.Contains(string(src), want) {
-		t.Fatalf("generated:\n%s", src)
-	}
-	for _, hook := range []string{"GHOST_PROF_ENTER();", "GHOST_PROF_EXIT();"} {
-		if !strings.Contains(string(src), hook) {
-			t.Errorf("no %s in wrapper", hook)
+	src := string(files[WrappersFile])
+	for _, want := range []string{
+		"int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)\n{",
+		"return GHOST_REAL(MPI_Intercomm_create)(GHOST_USER_COMM(local_comm), local_leader, GHOST_USER_COMM(peer_comm), remote_leader, tag, newintercomm);",
+		"ghost_prof_enter();",
+		"ghost_prof_exit(t0);",
+		`int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm) __attribute__((alias("PMPI_Intercomm_create")));`,
+		`dlsym(RTLD_NEXT, "PMPI_Intercomm_create")`,
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("generated source lacks %q", want)
 		}
+	}
+	if !strings.Contains(string(files[RealFile]), "extern __typeof__(PMPI_Intercomm_create) *ghost_real_PMPI_Intercomm_create;") {
+		t.Errorf("zreal.h lacks the pointer:\n%s", files[RealFile])
 	}
 }
 
@@ -116,10 +123,28 @@ func TestGenerateRejectsUnforwardable(t *testing.T) {
 		"double MPI_D(MPI_Comm c); double PMPI_D(MPI_Comm c);",
 	} {
 		protos, _ := ParseHeader(src)
-		if _, err := Generate(protos); err == nil {
+		if _, err := generateWithInterposed(protos); err == nil {
 			t.Errorf("Generate(%q) succeeded", src)
 		}
 	}
+}
+
+// generateWithInterposed adds declarations of the hand-written and
+// interposed functions, which Generate requires to exist, to a test header.
+func generateWithInterposed(protos []Proto) (map[string][]byte, error) {
+	var extra string
+	names := append([]string{}, Interposed...)
+	for n := range Handwritten {
+		names = append(names, n)
+	}
+	for _, n := range names {
+		extra += "int P" + n + "(int x);\n"
+	}
+	more, err := ParseHeader(extra)
+	if err != nil {
+		return nil, err
+	}
+	return Generate(append(protos, more...))
 }
 
 // installed parses the MPI headers on this machine, or skips when there are
@@ -133,20 +158,22 @@ func installed(t *testing.T) []Proto {
 	return protos
 }
 
-// The committed c/zwrappers.c must equal what the generator writes from the
+// The committed c/zwrappers.c and c/zreal.h must equal what the generator writes from the
 // installed headers: run `make generate` after changing the generator.
 func TestWrappersUpToDate(t *testing.T) {
 	protos := installed(t)
-	want, err := Generate(protos)
+	files, err := Generate(protos)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(filepath.Join("..", "..", "zwrappers.c"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Fatal("c/zwrappers.c is stale: run `make generate` and commit the result")
+	for name, want := range files {
+		got, err := os.ReadFile(filepath.Join("..", "..", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("c/%s is stale: run `make generate` and commit the result", name)
+		}
 	}
 }
 
@@ -200,7 +227,8 @@ func TestEveryCommFunctionIsWrapped(t *testing.T) {
 	}
 	missing := 0
 	for name := range commTaking {
-		def := regexp.MustCompile(`(?m)^int ` + name + `\(`)
+		// Both entry points are defined: PMPI_name and its MPI_name alias.
+		def := regexp.MustCompile(`(?m)^int P` + name + `\((.|\n)*^int ` + name + `\(`)
 		_, hand := Handwritten[name]
 		switch {
 		case hand && def.MatchString(handSrc):

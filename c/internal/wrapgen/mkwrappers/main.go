@@ -1,4 +1,4 @@
-// Command mkwrappers regenerates c/zwrappers.c from the installed MPI
+// Command mkwrappers regenerates c/zwrappers.c and c/zreal.h from the installed MPI
 // headers. It is run by `go generate ./c`.
 package main
 
@@ -6,25 +6,28 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/ghost-mpi/ghost/c/internal/wrapgen"
 )
 
 func main() {
-	out := flag.String("o", "zwrappers.c", "output file")
+	dir := flag.String("dir", ".", "directory to write the generated files into (c/)")
 	flag.Parse()
 	protos, err := wrapgen.LoadInstalled()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mkwrappers:", err)
 		os.Exit(1)
 	}
-	src, err := wrapgen.Generate(protos)
+	files, err := wrapgen.Generate(protos)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mkwrappers:", err)
 		os.Exit(1)
 	}
-	if err := os.WriteFile(*out, src, 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "mkwrappers:", err)
-		os.Exit(1)
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(*dir, name), src, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "mkwrappers:", err)
+			os.Exit(1)
+		}
 	}
 }
