@@ -36,8 +36,16 @@ deps:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
+# Until RMA redirection lands, the demo shows the foundation: the program
+# sees a world of user ranks only, on one node and on two fake nodes, and each
+# ghost reports what it cost at finalize.
+DEMO_PROG := $(BUILD)/demo-world
 demo: deps all
-	$(GO) run ./cmd/ghost demo
+	mpicc -O2 -Itest/programs -o $(DEMO_PROG) test/programs/world.c
+	@echo "== 3 user ranks + 1 ghost on one node"
+	GHOST_VERBOSE=info $(BUILD)/ghost run -n 3 -g 1 -- $(DEMO_PROG) 3 3
+	@echo "== 4 user ranks on two fake nodes, 1 ghost each"
+	GHOST_VERBOSE=info $(BUILD)/ghost run -n 4 -g 1 --hosts nodeA:3,nodeB:3 -- $(DEMO_PROG) 4 2
 
 test: deps all
 	LIBGHOST_BUILD_DIR=$(CURDIR)/$(BUILD) $(GO) test $(GO_TEST_FLAGS) ./...

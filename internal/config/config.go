@@ -138,7 +138,7 @@ var Vars = []Var{
 // LauncherVars are read by `ghost run`, not by the library.
 var LauncherVars = []Var{
 	{Name: "GHOST_LIB", Accepted: "a path to libghost.so", Doc: "The library `ghost run` preloads, instead of the one beside the ghost binary."},
-	{Name: "GHOST_MPIEXEC", Accepted: "a path to a hydra mpiexec", Default: "mpiexec.hydra, then mpiexec", Doc: "The mpiexec `ghost run` uses."},
+	{Name: "GHOST_MPIEXEC", Accepted: "a path to a hydra mpiexec", Default: "mpiexec.hydra, then mpiexec.mpich, then mpiexec", Doc: "The mpiexec `ghost run` uses."},
 }
 
 // ParseBool accepts the usual spellings of a switch.
