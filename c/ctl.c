@@ -9,6 +9,7 @@
 #include <time.h>
 
 #define GHOST_CMD_TAG 1
+#define GHOST_PAYLOAD_TAG 2
 
 static MPI_Comm ctl_comm = MPI_COMM_NULL;
 static MPI_Request ctl_req = MPI_REQUEST_NULL;
@@ -19,6 +20,16 @@ void ghost_ctl_setup(MPI_Comm ctl) { ctl_comm = ctl; }
 int ghost_ctl_send(int ghost_local, const ghost_cmd_t *cmd)
 {
     return PMPI_Send(cmd, GHOST_CMD_WORDS, MPI_INT64_T, ghost_local, GHOST_CMD_TAG, ctl_comm);
+}
+
+int ghost_ctl_send_ints(int dest, const int *v, int n)
+{
+    return PMPI_Send(v, n, MPI_INT, dest, GHOST_PAYLOAD_TAG, ctl_comm);
+}
+
+int ghost_ctl_recv_ints(int src, int *v, int n)
+{
+    return PMPI_Recv(v, n, MPI_INT, src, GHOST_PAYLOAD_TAG, ctl_comm, MPI_STATUS_IGNORE);
 }
 
 int ghost_ctl_poll(ghost_cmd_t *cmd, int *from)

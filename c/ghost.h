@@ -56,6 +56,8 @@ static inline int ghost_real_abort(int code) { return GHOST_REAL(MPI_Abort)(MPI_
  * is ever touched. */
 enum ghost_cmd_op {
     GHOST_CMD_FINALIZE = 1,
+    GHOST_CMD_WIN_ALLOCATE, /* arg: window id, users, epochs; then the users' world ranks */
+    GHOST_CMD_WIN_FREE,     /* arg: window id */
 };
 
 #define GHOST_CMD_WORDS 8
@@ -68,6 +70,9 @@ typedef struct {
 void ghost_ctl_setup(MPI_Comm ctl);
 /* User side: send a command to the ghost with node-local rank ghost_local. */
 int ghost_ctl_send(int ghost_local, const ghost_cmd_t *cmd);
+/* Both sides: the payload that follows a command, as ints. */
+int ghost_ctl_send_ints(int dest, const int *v, int n);
+int ghost_ctl_recv_ints(int src, int *v, int n);
 /* Ghost side: test for a command; returns 1 and fills *cmd and *from (the
  * sender's node-local rank) when one arrived, 0 otherwise. Every call also
  * drives MPI progress, which is what serves RMA aimed at this ghost. */

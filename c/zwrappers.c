@@ -10,6 +10,8 @@
 //   MPI_Comm_set_errhandler: mirrored on the real world for errors tied to no object
 //   MPI_Errhandler_get: deprecated alias of MPI_Comm_get_errhandler
 //   MPI_Errhandler_set: deprecated alias of MPI_Comm_set_errhandler
+//   MPI_Win_allocate: builds the node segment and the internal windows through the ghosts
+//   MPI_Win_allocate_c: large-count form of MPI_Win_allocate
 
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -2824,30 +2826,6 @@ int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void
 }
 int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) __attribute__((alias("PMPI_Unpack_c")));
 
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Win_allocate)(size, disp_unit, info, GHOST_USER_COMM(comm), baseptr, win);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Win_allocate)(size, disp_unit, info, GHOST_USER_COMM(comm), baseptr, win);
-}
-int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) __attribute__((alias("PMPI_Win_allocate")));
-
-int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Win_allocate_c)(size, disp_unit, info, GHOST_USER_COMM(comm), baseptr, win);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Win_allocate_c)(size, disp_unit, info, GHOST_USER_COMM(comm), baseptr, win);
-}
-int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) __attribute__((alias("PMPI_Win_allocate_c")));
-
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     if (GHOST_PROFILING()) {
@@ -2908,7 +2886,7 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 }
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) __attribute__((alias("PMPI_Win_create_dynamic")));
 
-// 241 generated wrappers.
+// 239 generated wrappers.
 
 /* ---- real functions ---- */
 
@@ -2918,6 +2896,8 @@ __typeof__(PMPIX_Comm_failure_get_acked) *ghost_real_PMPIX_Comm_failure_get_acke
 __typeof__(PMPIX_Comm_revoke) *ghost_real_PMPIX_Comm_revoke;
 __typeof__(PMPIX_Comm_shrink) *ghost_real_PMPIX_Comm_shrink;
 __typeof__(PMPI_Abort) *ghost_real_PMPI_Abort;
+__typeof__(PMPI_Accumulate) *ghost_real_PMPI_Accumulate;
+__typeof__(PMPI_Accumulate_c) *ghost_real_PMPI_Accumulate_c;
 __typeof__(PMPI_Allgather) *ghost_real_PMPI_Allgather;
 __typeof__(PMPI_Allgather_c) *ghost_real_PMPI_Allgather_c;
 __typeof__(PMPI_Allgather_init) *ghost_real_PMPI_Allgather_init;
@@ -2993,6 +2973,7 @@ __typeof__(PMPI_Comm_spawn_multiple) *ghost_real_PMPI_Comm_spawn_multiple;
 __typeof__(PMPI_Comm_split) *ghost_real_PMPI_Comm_split;
 __typeof__(PMPI_Comm_split_type) *ghost_real_PMPI_Comm_split_type;
 __typeof__(PMPI_Comm_test_inter) *ghost_real_PMPI_Comm_test_inter;
+__typeof__(PMPI_Compare_and_swap) *ghost_real_PMPI_Compare_and_swap;
 __typeof__(PMPI_Dist_graph_create) *ghost_real_PMPI_Dist_graph_create;
 __typeof__(PMPI_Dist_graph_create_adjacent) *ghost_real_PMPI_Dist_graph_create_adjacent;
 __typeof__(PMPI_Dist_graph_neighbors) *ghost_real_PMPI_Dist_graph_neighbors;
@@ -3003,6 +2984,7 @@ __typeof__(PMPI_Exscan) *ghost_real_PMPI_Exscan;
 __typeof__(PMPI_Exscan_c) *ghost_real_PMPI_Exscan_c;
 __typeof__(PMPI_Exscan_init) *ghost_real_PMPI_Exscan_init;
 __typeof__(PMPI_Exscan_init_c) *ghost_real_PMPI_Exscan_init_c;
+__typeof__(PMPI_Fetch_and_op) *ghost_real_PMPI_Fetch_and_op;
 __typeof__(PMPI_File_open) *ghost_real_PMPI_File_open;
 __typeof__(PMPI_Finalize) *ghost_real_PMPI_Finalize;
 __typeof__(PMPI_Gather) *ghost_real_PMPI_Gather;
@@ -3013,6 +2995,10 @@ __typeof__(PMPI_Gatherv) *ghost_real_PMPI_Gatherv;
 __typeof__(PMPI_Gatherv_c) *ghost_real_PMPI_Gatherv_c;
 __typeof__(PMPI_Gatherv_init) *ghost_real_PMPI_Gatherv_init;
 __typeof__(PMPI_Gatherv_init_c) *ghost_real_PMPI_Gatherv_init_c;
+__typeof__(PMPI_Get) *ghost_real_PMPI_Get;
+__typeof__(PMPI_Get_accumulate) *ghost_real_PMPI_Get_accumulate;
+__typeof__(PMPI_Get_accumulate_c) *ghost_real_PMPI_Get_accumulate_c;
+__typeof__(PMPI_Get_c) *ghost_real_PMPI_Get_c;
 __typeof__(PMPI_Graph_create) *ghost_real_PMPI_Graph_create;
 __typeof__(PMPI_Graph_get) *ghost_real_PMPI_Graph_get;
 __typeof__(PMPI_Graph_map) *ghost_real_PMPI_Graph_map;
@@ -3110,6 +3096,10 @@ __typeof__(PMPI_Pack_size_c) *ghost_real_PMPI_Pack_size_c;
 __typeof__(PMPI_Precv_init) *ghost_real_PMPI_Precv_init;
 __typeof__(PMPI_Probe) *ghost_real_PMPI_Probe;
 __typeof__(PMPI_Psend_init) *ghost_real_PMPI_Psend_init;
+__typeof__(PMPI_Put) *ghost_real_PMPI_Put;
+__typeof__(PMPI_Put_c) *ghost_real_PMPI_Put_c;
+__typeof__(PMPI_Raccumulate) *ghost_real_PMPI_Raccumulate;
+__typeof__(PMPI_Raccumulate_c) *ghost_real_PMPI_Raccumulate_c;
 __typeof__(PMPI_Recv) *ghost_real_PMPI_Recv;
 __typeof__(PMPI_Recv_c) *ghost_real_PMPI_Recv_c;
 __typeof__(PMPI_Recv_init) *ghost_real_PMPI_Recv_init;
@@ -3126,6 +3116,12 @@ __typeof__(PMPI_Reduce_scatter_block_init_c) *ghost_real_PMPI_Reduce_scatter_blo
 __typeof__(PMPI_Reduce_scatter_c) *ghost_real_PMPI_Reduce_scatter_c;
 __typeof__(PMPI_Reduce_scatter_init) *ghost_real_PMPI_Reduce_scatter_init;
 __typeof__(PMPI_Reduce_scatter_init_c) *ghost_real_PMPI_Reduce_scatter_init_c;
+__typeof__(PMPI_Rget) *ghost_real_PMPI_Rget;
+__typeof__(PMPI_Rget_accumulate) *ghost_real_PMPI_Rget_accumulate;
+__typeof__(PMPI_Rget_accumulate_c) *ghost_real_PMPI_Rget_accumulate_c;
+__typeof__(PMPI_Rget_c) *ghost_real_PMPI_Rget_c;
+__typeof__(PMPI_Rput) *ghost_real_PMPI_Rput;
+__typeof__(PMPI_Rput_c) *ghost_real_PMPI_Rput_c;
 __typeof__(PMPI_Rsend) *ghost_real_PMPI_Rsend;
 __typeof__(PMPI_Rsend_c) *ghost_real_PMPI_Rsend_c;
 __typeof__(PMPI_Rsend_init) *ghost_real_PMPI_Rsend_init;
@@ -3161,9 +3157,27 @@ __typeof__(PMPI_Win_allocate) *ghost_real_PMPI_Win_allocate;
 __typeof__(PMPI_Win_allocate_c) *ghost_real_PMPI_Win_allocate_c;
 __typeof__(PMPI_Win_allocate_shared) *ghost_real_PMPI_Win_allocate_shared;
 __typeof__(PMPI_Win_allocate_shared_c) *ghost_real_PMPI_Win_allocate_shared_c;
+__typeof__(PMPI_Win_complete) *ghost_real_PMPI_Win_complete;
 __typeof__(PMPI_Win_create) *ghost_real_PMPI_Win_create;
 __typeof__(PMPI_Win_create_c) *ghost_real_PMPI_Win_create_c;
 __typeof__(PMPI_Win_create_dynamic) *ghost_real_PMPI_Win_create_dynamic;
+__typeof__(PMPI_Win_fence) *ghost_real_PMPI_Win_fence;
+__typeof__(PMPI_Win_flush) *ghost_real_PMPI_Win_flush;
+__typeof__(PMPI_Win_flush_all) *ghost_real_PMPI_Win_flush_all;
+__typeof__(PMPI_Win_flush_local) *ghost_real_PMPI_Win_flush_local;
+__typeof__(PMPI_Win_flush_local_all) *ghost_real_PMPI_Win_flush_local_all;
+__typeof__(PMPI_Win_free) *ghost_real_PMPI_Win_free;
+__typeof__(PMPI_Win_get_attr) *ghost_real_PMPI_Win_get_attr;
+__typeof__(PMPI_Win_get_info) *ghost_real_PMPI_Win_get_info;
+__typeof__(PMPI_Win_lock) *ghost_real_PMPI_Win_lock;
+__typeof__(PMPI_Win_lock_all) *ghost_real_PMPI_Win_lock_all;
+__typeof__(PMPI_Win_post) *ghost_real_PMPI_Win_post;
+__typeof__(PMPI_Win_start) *ghost_real_PMPI_Win_start;
+__typeof__(PMPI_Win_sync) *ghost_real_PMPI_Win_sync;
+__typeof__(PMPI_Win_test) *ghost_real_PMPI_Win_test;
+__typeof__(PMPI_Win_unlock) *ghost_real_PMPI_Win_unlock;
+__typeof__(PMPI_Win_unlock_all) *ghost_real_PMPI_Win_unlock_all;
+__typeof__(PMPI_Win_wait) *ghost_real_PMPI_Win_wait;
 
 int ghost_resolve_real(void)
 {
@@ -3179,6 +3193,10 @@ int ghost_resolve_real(void)
     if (!(ghost_real_PMPIX_Comm_shrink = (__typeof__(ghost_real_PMPIX_Comm_shrink))dlsym(RTLD_NEXT, "PMPIX_Comm_shrink")))
         missing++;
     if (!(ghost_real_PMPI_Abort = (__typeof__(ghost_real_PMPI_Abort))dlsym(RTLD_NEXT, "PMPI_Abort")))
+        missing++;
+    if (!(ghost_real_PMPI_Accumulate = (__typeof__(ghost_real_PMPI_Accumulate))dlsym(RTLD_NEXT, "PMPI_Accumulate")))
+        missing++;
+    if (!(ghost_real_PMPI_Accumulate_c = (__typeof__(ghost_real_PMPI_Accumulate_c))dlsym(RTLD_NEXT, "PMPI_Accumulate_c")))
         missing++;
     if (!(ghost_real_PMPI_Allgather = (__typeof__(ghost_real_PMPI_Allgather))dlsym(RTLD_NEXT, "PMPI_Allgather")))
         missing++;
@@ -3330,6 +3348,8 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Comm_test_inter = (__typeof__(ghost_real_PMPI_Comm_test_inter))dlsym(RTLD_NEXT, "PMPI_Comm_test_inter")))
         missing++;
+    if (!(ghost_real_PMPI_Compare_and_swap = (__typeof__(ghost_real_PMPI_Compare_and_swap))dlsym(RTLD_NEXT, "PMPI_Compare_and_swap")))
+        missing++;
     if (!(ghost_real_PMPI_Dist_graph_create = (__typeof__(ghost_real_PMPI_Dist_graph_create))dlsym(RTLD_NEXT, "PMPI_Dist_graph_create")))
         missing++;
     if (!(ghost_real_PMPI_Dist_graph_create_adjacent = (__typeof__(ghost_real_PMPI_Dist_graph_create_adjacent))dlsym(RTLD_NEXT, "PMPI_Dist_graph_create_adjacent")))
@@ -3350,6 +3370,8 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Exscan_init_c = (__typeof__(ghost_real_PMPI_Exscan_init_c))dlsym(RTLD_NEXT, "PMPI_Exscan_init_c")))
         missing++;
+    if (!(ghost_real_PMPI_Fetch_and_op = (__typeof__(ghost_real_PMPI_Fetch_and_op))dlsym(RTLD_NEXT, "PMPI_Fetch_and_op")))
+        missing++;
     if (!(ghost_real_PMPI_File_open = (__typeof__(ghost_real_PMPI_File_open))dlsym(RTLD_NEXT, "PMPI_File_open")))
         missing++;
     if (!(ghost_real_PMPI_Finalize = (__typeof__(ghost_real_PMPI_Finalize))dlsym(RTLD_NEXT, "PMPI_Finalize")))
@@ -3369,6 +3391,14 @@ int ghost_resolve_real(void)
     if (!(ghost_real_PMPI_Gatherv_init = (__typeof__(ghost_real_PMPI_Gatherv_init))dlsym(RTLD_NEXT, "PMPI_Gatherv_init")))
         missing++;
     if (!(ghost_real_PMPI_Gatherv_init_c = (__typeof__(ghost_real_PMPI_Gatherv_init_c))dlsym(RTLD_NEXT, "PMPI_Gatherv_init_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Get = (__typeof__(ghost_real_PMPI_Get))dlsym(RTLD_NEXT, "PMPI_Get")))
+        missing++;
+    if (!(ghost_real_PMPI_Get_accumulate = (__typeof__(ghost_real_PMPI_Get_accumulate))dlsym(RTLD_NEXT, "PMPI_Get_accumulate")))
+        missing++;
+    if (!(ghost_real_PMPI_Get_accumulate_c = (__typeof__(ghost_real_PMPI_Get_accumulate_c))dlsym(RTLD_NEXT, "PMPI_Get_accumulate_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Get_c = (__typeof__(ghost_real_PMPI_Get_c))dlsym(RTLD_NEXT, "PMPI_Get_c")))
         missing++;
     if (!(ghost_real_PMPI_Graph_create = (__typeof__(ghost_real_PMPI_Graph_create))dlsym(RTLD_NEXT, "PMPI_Graph_create")))
         missing++;
@@ -3564,6 +3594,14 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Psend_init = (__typeof__(ghost_real_PMPI_Psend_init))dlsym(RTLD_NEXT, "PMPI_Psend_init")))
         missing++;
+    if (!(ghost_real_PMPI_Put = (__typeof__(ghost_real_PMPI_Put))dlsym(RTLD_NEXT, "PMPI_Put")))
+        missing++;
+    if (!(ghost_real_PMPI_Put_c = (__typeof__(ghost_real_PMPI_Put_c))dlsym(RTLD_NEXT, "PMPI_Put_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Raccumulate = (__typeof__(ghost_real_PMPI_Raccumulate))dlsym(RTLD_NEXT, "PMPI_Raccumulate")))
+        missing++;
+    if (!(ghost_real_PMPI_Raccumulate_c = (__typeof__(ghost_real_PMPI_Raccumulate_c))dlsym(RTLD_NEXT, "PMPI_Raccumulate_c")))
+        missing++;
     if (!(ghost_real_PMPI_Recv = (__typeof__(ghost_real_PMPI_Recv))dlsym(RTLD_NEXT, "PMPI_Recv")))
         missing++;
     if (!(ghost_real_PMPI_Recv_c = (__typeof__(ghost_real_PMPI_Recv_c))dlsym(RTLD_NEXT, "PMPI_Recv_c")))
@@ -3595,6 +3633,18 @@ int ghost_resolve_real(void)
     if (!(ghost_real_PMPI_Reduce_scatter_init = (__typeof__(ghost_real_PMPI_Reduce_scatter_init))dlsym(RTLD_NEXT, "PMPI_Reduce_scatter_init")))
         missing++;
     if (!(ghost_real_PMPI_Reduce_scatter_init_c = (__typeof__(ghost_real_PMPI_Reduce_scatter_init_c))dlsym(RTLD_NEXT, "PMPI_Reduce_scatter_init_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Rget = (__typeof__(ghost_real_PMPI_Rget))dlsym(RTLD_NEXT, "PMPI_Rget")))
+        missing++;
+    if (!(ghost_real_PMPI_Rget_accumulate = (__typeof__(ghost_real_PMPI_Rget_accumulate))dlsym(RTLD_NEXT, "PMPI_Rget_accumulate")))
+        missing++;
+    if (!(ghost_real_PMPI_Rget_accumulate_c = (__typeof__(ghost_real_PMPI_Rget_accumulate_c))dlsym(RTLD_NEXT, "PMPI_Rget_accumulate_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Rget_c = (__typeof__(ghost_real_PMPI_Rget_c))dlsym(RTLD_NEXT, "PMPI_Rget_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Rput = (__typeof__(ghost_real_PMPI_Rput))dlsym(RTLD_NEXT, "PMPI_Rput")))
+        missing++;
+    if (!(ghost_real_PMPI_Rput_c = (__typeof__(ghost_real_PMPI_Rput_c))dlsym(RTLD_NEXT, "PMPI_Rput_c")))
         missing++;
     if (!(ghost_real_PMPI_Rsend = (__typeof__(ghost_real_PMPI_Rsend))dlsym(RTLD_NEXT, "PMPI_Rsend")))
         missing++;
@@ -3666,11 +3716,47 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Win_allocate_shared_c = (__typeof__(ghost_real_PMPI_Win_allocate_shared_c))dlsym(RTLD_NEXT, "PMPI_Win_allocate_shared_c")))
         missing++;
+    if (!(ghost_real_PMPI_Win_complete = (__typeof__(ghost_real_PMPI_Win_complete))dlsym(RTLD_NEXT, "PMPI_Win_complete")))
+        missing++;
     if (!(ghost_real_PMPI_Win_create = (__typeof__(ghost_real_PMPI_Win_create))dlsym(RTLD_NEXT, "PMPI_Win_create")))
         missing++;
     if (!(ghost_real_PMPI_Win_create_c = (__typeof__(ghost_real_PMPI_Win_create_c))dlsym(RTLD_NEXT, "PMPI_Win_create_c")))
         missing++;
     if (!(ghost_real_PMPI_Win_create_dynamic = (__typeof__(ghost_real_PMPI_Win_create_dynamic))dlsym(RTLD_NEXT, "PMPI_Win_create_dynamic")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_fence = (__typeof__(ghost_real_PMPI_Win_fence))dlsym(RTLD_NEXT, "PMPI_Win_fence")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_flush = (__typeof__(ghost_real_PMPI_Win_flush))dlsym(RTLD_NEXT, "PMPI_Win_flush")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_flush_all = (__typeof__(ghost_real_PMPI_Win_flush_all))dlsym(RTLD_NEXT, "PMPI_Win_flush_all")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_flush_local = (__typeof__(ghost_real_PMPI_Win_flush_local))dlsym(RTLD_NEXT, "PMPI_Win_flush_local")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_flush_local_all = (__typeof__(ghost_real_PMPI_Win_flush_local_all))dlsym(RTLD_NEXT, "PMPI_Win_flush_local_all")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_free = (__typeof__(ghost_real_PMPI_Win_free))dlsym(RTLD_NEXT, "PMPI_Win_free")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_get_attr = (__typeof__(ghost_real_PMPI_Win_get_attr))dlsym(RTLD_NEXT, "PMPI_Win_get_attr")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_get_info = (__typeof__(ghost_real_PMPI_Win_get_info))dlsym(RTLD_NEXT, "PMPI_Win_get_info")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_lock = (__typeof__(ghost_real_PMPI_Win_lock))dlsym(RTLD_NEXT, "PMPI_Win_lock")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_lock_all = (__typeof__(ghost_real_PMPI_Win_lock_all))dlsym(RTLD_NEXT, "PMPI_Win_lock_all")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_post = (__typeof__(ghost_real_PMPI_Win_post))dlsym(RTLD_NEXT, "PMPI_Win_post")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_start = (__typeof__(ghost_real_PMPI_Win_start))dlsym(RTLD_NEXT, "PMPI_Win_start")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_sync = (__typeof__(ghost_real_PMPI_Win_sync))dlsym(RTLD_NEXT, "PMPI_Win_sync")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_test = (__typeof__(ghost_real_PMPI_Win_test))dlsym(RTLD_NEXT, "PMPI_Win_test")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_unlock = (__typeof__(ghost_real_PMPI_Win_unlock))dlsym(RTLD_NEXT, "PMPI_Win_unlock")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_unlock_all = (__typeof__(ghost_real_PMPI_Win_unlock_all))dlsym(RTLD_NEXT, "PMPI_Win_unlock_all")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_wait = (__typeof__(ghost_real_PMPI_Win_wait))dlsym(RTLD_NEXT, "PMPI_Win_wait")))
         missing++;
     return missing;
 }

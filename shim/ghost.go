@@ -1,7 +1,7 @@
 package main
 
 // #include <stdlib.h>
-// #include "ghost.h"
+// #include "win.h"
 import "C"
 
 import (
@@ -34,6 +34,10 @@ func serve(ghosts C.MPI_Comm) {
 			switch cmd.op {
 			case C.GHOST_CMD_FINALIZE:
 				finalized++
+			case C.GHOST_CMD_WIN_ALLOCATE:
+				serveWinAllocate(&cmd, from)
+			case C.GHOST_CMD_WIN_FREE:
+				serveWinFree(&cmd)
 			default:
 				self.log.errorf("ghost at world rank %d: unknown command %d from local rank %d",
 					self.worldRank, int64(cmd.op), int(from))

@@ -20,6 +20,7 @@ type job struct {
 	split     bool       // false: pure pass-through (GHOST_NG=0)
 	node      C.MPI_Comm // processes of this node, users and ghosts
 	ctl       C.MPI_Comm // private duplicate of node for commands
+	worldDup  C.MPI_Comm // private duplicate of the real world, parent of internal communicators
 	started   time.Time
 }
 
@@ -92,6 +93,7 @@ func ghostAfterInit(provided C.int) C.int {
 	}
 	group := commSplit(world, color, self.worldRank)
 	self.ctl = commDup(self.node)
+	self.worldDup = commDup(world)
 	C.ghost_ctl_setup(self.ctl)
 	C.ghost_total_ghosts = C.int(layout.TotalGhosts())
 

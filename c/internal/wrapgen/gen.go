@@ -22,6 +22,8 @@ var Handwritten = map[string]string{
 	"MPI_Errhandler_get":      "deprecated alias of MPI_Comm_get_errhandler",
 	"MPI_Comm_set_errhandler": "mirrored on the real world for errors tied to no object",
 	"MPI_Errhandler_set":      "deprecated alias of MPI_Comm_set_errhandler",
+	"MPI_Win_allocate":        "builds the node segment and the internal windows through the ghosts",
+	"MPI_Win_allocate_c":      "large-count form of MPI_Win_allocate",
 }
 
 // HeaderFiles are the headers, relative to the MPI include directory, whose
@@ -79,6 +81,18 @@ var Interposed = []string{
 	"MPI_Init_thread",
 	"MPI_Finalize",
 	"MPI_Comm_create_errhandler",
+	// RMA operations (c/rma.c).
+	"MPI_Put", "MPI_Put_c", "MPI_Get", "MPI_Get_c",
+	"MPI_Rput", "MPI_Rput_c", "MPI_Rget", "MPI_Rget_c",
+	"MPI_Accumulate", "MPI_Accumulate_c", "MPI_Raccumulate", "MPI_Raccumulate_c",
+	"MPI_Get_accumulate", "MPI_Get_accumulate_c", "MPI_Rget_accumulate", "MPI_Rget_accumulate_c",
+	"MPI_Fetch_and_op", "MPI_Compare_and_swap",
+	// Synchronization and window objects (c/epoch.c).
+	"MPI_Win_lock", "MPI_Win_unlock", "MPI_Win_lock_all", "MPI_Win_unlock_all",
+	"MPI_Win_flush", "MPI_Win_flush_all", "MPI_Win_flush_local", "MPI_Win_flush_local_all",
+	"MPI_Win_sync", "MPI_Win_fence",
+	"MPI_Win_post", "MPI_Win_start", "MPI_Win_complete", "MPI_Win_wait", "MPI_Win_test",
+	"MPI_Win_free", "MPI_Win_get_attr", "MPI_Win_get_info",
 }
 
 // Output files, relative to c/.

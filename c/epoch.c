@@ -1,0 +1,385 @@
+/*
+ * Synchronization on redirected windows, translated onto the internal ones:
+ *
+ *  - lock(t): a lock on t's bound ghost in lock window slot(t). All targets
+ *    of a node share their ghosts, and MPI allows one lock per origin per
+ *    rank and window, so each local user gets its own lock window.
+ *  - lock_all: a shared lock per target on those same windows, so that it
+ *    still excludes other origins' exclusive locks. With MPI_MODE_NOCHECK,
+ *    or when epochs_used rules out "lock", nothing can conflict and the
+ *    global window, locked for the window's whole life, is used instead.
+ *  - fence: flush the global window, sync memory, barrier on a private
+ *    communicator of the users; NOPRECEDE skips the flush, NOSUCCEED closes
+ *    the access epoch.
+ *  - PSCW: passive mode on the global window, with post and complete
+ *    messages on a private communicator, never the application's.
+ */
+#include "win.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { TAG_POST = 1, TAG_COMPLETE = 2 };
+
+/* Lock windows exist only when epochs_used includes "lock". */
+static int require_lock_windows(ghost_win_t *w, const char *call)
+{
+    if (w->lwin)
+        return MPI_SUCCESS;
+    static int told;
+    if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+        fprintf(stderr, "ghost: error: %s on a window whose epochs_used info hint excludes "
+                        "\"lock\"; add lock to epochs_used or leave the hint unset\n", call);
+    return MPI_ERR_RMA_SYNC;
+}
+
+static int valid_target(ghost_win_t *w, int rank)
+{
+    return rank >= 0 && rank < w->nusers;
+}
+
+/* ---- passive target ----------------------------------------------------- */
+
+GHOST_DEFINE(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win), {
+    ghost_win_t *w = ghost_redirected(win);
+    if (!w)
+        return GHOST_REAL(MPI_Win_lock)(lock_type, rank, assert, win);
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (!valid_target(w, rank))
+        return ghost_win_error(w, MPI_ERR_RANK);
+    int rc = require_lock_windows(w, "MPI_Win_lock");
+    ghost_target_t *t = &w->t[rank];
+    if (rc == MPI_SUCCESS)
+        rc = GHOST_REAL(MPI_Win_lock)(lock_type, t->bound, assert, w->lwin[t->slot]);
+    if (rc == MPI_SUCCESS) {
+        t->lock_type = lock_type;
+        __atomic_add_fetch(&w->nlocked, 1, __ATOMIC_RELAXED);
+    }
+    return ghost_win_error(w, rc);
+})
+
+GHOST_DEFINE(MPI_Win_unlock, (int rank, MPI_Win win), {
+    ghost_win_t *w = ghost_redirected(win);
+    if (!w)
+        return GHOST_REAL(MPI_Win_unlock)(rank, win);
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (!valid_target(w, rank))
+        return ghost_win_error(w, MPI_ERR_RANK);
+    ghost_target_t *t = &w->t[rank];
+    if (!t->lock_type || !w->lwin)
+        return ghost_win_error(w, MPI_ERR_RMA_SYNC);
+    int rc = GHOST_REAL(MPI_Win_unlock)(t->bound, w->lwin[t->slot]);
+    t->lock_type = 0;
+    __atomic_sub_fetch(&w->nlocked, 1, __ATOMIC_RELAXED);
+    return ghost_win_error(w, rc);
+})
+
+GHOST_DEFINE(MPI_Win_lock_all, (int assert, MPI_Win win), {
+    ghost_win_t *w = ghost_redirected(win);
+    if (!w)
+        return GHOST_REAL(MPI_Win_lock_all)(assert, win);
+    if (w->lockall)
+        return ghost_win_error(w, MPI_ERR_RMA_SYNC);
+    if ((assert & MPI_MODE_NOCHECK) || !w->lwin) {
+        w->lockall = GHOST_LOCKALL_NOCHECK;
+        return MPI_SUCCESS;
+    }
+    int rc = MPI_SUCCESS;
+    for (int r = 0; r < w->nusers && rc == MPI_SUCCESS; r++)
+        rc = GHOST_REAL(MPI_Win_lock)(MPI_LOCK_SHARED, w->t[r].bound, 0, w->lwin[w->t[r].slot]);
+    w->lockall = GHOST_LOCKALL_LOCKS;
+    return ghost_win_error(w, rc);
+})
+
+GHOST_DEFINE(MPI_Win_unlock_all, (MPI_Win win), {
+    ghost_win_t *w = ghost_redirected(win);
+    if (!w)
+        return GHOST_REAL(MPI_Win_unlock_all)(win);
+    int rc = MPI_SUCCESS;
+    switch (w->lockall) {
+    case GHOST_LOCKALL_LOCKS:
+        for (int r = 0; r < w->nusers; r++) {
+            int rc2 = GHOST_REAL(MPI_Win_unlock)(w->t[r].bound, w->lwin[w->t[r].slot]);
+            if (rc == MPI_SUCCESS)
+                rc = rc2;
+        }
+        break;
+    case GHOST_LOCKALL_NOCHECK:
+        rc = GHOST_REAL(MPI_Win_flush_all)(w->gwin);
+        break;
+    default:
+        rc = MPI_ERR_RMA_SYNC;
+    }
+    w->lockall = GHOST_LOCKALL_NONE;
+    return ghost_win_error(w, rc);
+})
+
+/* The internal window that holds this origin's epoch towards rank, if any. */
+static int epoch_window(ghost_win_t *w, int rank, MPI_Win *iw)
+{
+    if (w->t[rank].lock_type || w->lockall == GHOST_LOCKALL_LOCKS) {
+        *iw = w->lwin[w->t[rank].slot];
+        return MPI_SUCCESS;
+    }
+    if (w->lockall == GHOST_LOCKALL_NOCHECK || w->fence_open || w->access_open) {
+        *iw = w->gwin;
+        return MPI_SUCCESS;
+    }
+    return MPI_ERR_RMA_SYNC;
+}
+
+typedef int (*flush_fn)(int, MPI_Win);
+typedef int (*flush_all_fn)(MPI_Win);
+
+static int flush_one(MPI_Win win, int rank, flush_fn real)
+{
+    ghost_win_t *w = ghost_redirected(win);
+    if (!w)
+        return real(rank, win);
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (!valid_target(w, rank))
+        return ghost_win_error(w, MPI_ERR_RANK);
+    MPI_Win iw;
+    int rc = epoch_window(w, rank, &iw);
+    if (rc == MPI_SUCCESS)
+        rc = real(w->t[rank].bound, iw);
+    return ghost_win_error(w, rc);
+}
+
+/* Flushes every internal window this origin holds an epoch on: one or all
+ * targets' lock windows, and the global window. */
+static int flush_every(MPI_Win win, flush_fn one, flush_all_fn all)
+{
+    ghost_win_t *w = ghost_redirected(win);
+    if (!w)
+        return all(win);
+    int rc = MPI_SUCCESS;
+    if (w->lockall == GHOST_LOCKALL_LOCKS) {
+        for (int i = 0; i < w->nlwin && rc == MPI_SUCCESS; i++)
+            rc = all(w->lwin[i]);
+    } else if (__atomic_load_n(&w->nlocked, __ATOMIC_RELAXED) > 0) {
+        for (int r = 0; r < w->nusers && rc == MPI_SUCCESS; r++)
+            if (w->t[r].lock_type)
+                rc = one(w->t[r].bound, w->lwin[w->t[r].slot]);
+    }
+    if (rc == MPI_SUCCESS && (w->lockall == GHOST_LOCKALL_NOCHECK || w->fence_open || w->access_open))
+        rc = all(w->gwin);
+    return ghost_win_error(w, rc);
+}
+
+GHOST_DEFINE(MPI_Win_flush, (int rank, MPI_Win win), {
+    return flush_one(win, rank, GHOST_REAL(MPI_Win_flush));
+})
+
+GHOST_DEFINE(MPI_Win_flush_local, (int rank, MPI_Win win), {
+    return flush_one(win, rank, GHOST_REAL(MPI_Win_flush_local));
+})
+
+GHOST_DEFINE(MPI_Win_flush_all, (MPI_Win win), {
+    return flush_every(win, GHOST_REAL(MPI_Win_flush), GHOST_REAL(MPI_Win_flush_all));
+})
+
+GHOST_DEFINE(MPI_Win_flush_local_all, (MPI_Win win), {
+    return flush_every(win, GHOST_REAL(MPI_Win_flush_local), GHOST_REAL(MPI_Win_flush_local_all));
+})
+
+/* The global window is always in a passive epoch, so syncing it is legal at
+ * any time; it orders this process's load/stores with RMA on the segment. */
+GHOST_DEFINE(MPI_Win_sync, (MPI_Win win), {
+    ghost_win_t *w = ghost_redirected(win);
+    if (!w)
+        return GHOST_REAL(MPI_Win_sync)(win);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return ghost_win_error(w, GHOST_REAL(MPI_Win_sync)(w->gwin));
+})
+
+/* ---- active target: fence ----------------------------------------------- */
+
+GHOST_DEFINE(MPI_Win_fence, (int assert, MPI_Win win), {
+    ghost_win_t *w = ghost_redirected(win);
+    if (!w)
+        return GHOST_REAL(MPI_Win_fence)(assert, win);
+    int rc = MPI_SUCCESS;
+    /* Complete this origin's operations of the epoch that ends here. */
+    if (!(assert & MPI_MODE_NOPRECEDE))
+        rc = GHOST_REAL(MPI_Win_flush_all)(w->gwin);
+    /* Publish local stores before others may read, then wait for everyone's
+     * operations to be complete, then see what they wrote. */
+    if (rc == MPI_SUCCESS)
+        rc = GHOST_REAL(MPI_Win_sync)(w->gwin);
+    if (rc == MPI_SUCCESS)
+        rc = GHOST_REAL(MPI_Barrier)(w->pscw);
+    if (rc == MPI_SUCCESS)
+        rc = GHOST_REAL(MPI_Win_sync)(w->gwin);
+    w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
+    return ghost_win_error(w, rc);
+})
+
+/* ---- active target: PSCW ------------------------------------------------ */
+
+/* Translates a group into ranks of the window's group. */
+static int group_ranks(ghost_win_t *w, MPI_Group group, int *out, int *n)
+{
+    MPI_Group wgroup;
+    int rc = PMPI_Win_get_group(w->user, &wgroup);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    PMPI_Group_size(group, n);
+    int *in = malloc(sizeof(int) * (*n > 0 ? *n : 1));
+    for (int i = 0; i < *n; i++)
+        in[i] = i;
+    rc = PMPI_Group_translate_ranks(group, *n, in, wgroup, out);
+    free(in);
+    PMPI_Group_free(&wgroup);
+    for (int i = 0; rc == MPI_SUCCESS && i < *n; i++)
+        if (out[i] == MPI_UNDEFINED)
+            rc = MPI_ERR_GROUP;
+    return rc;
+}
+
+GHOST_DEFINE(MPI_Win_post, (MPI_Group group, int assert, MPI_Win win), {
+    ghost_win_t *w = ghost_redirected(win);
+    if (!w)
+        return GHOST_REAL(MPI_Win_post)(group, assert, win);
+    if (w->nexposure > 0)
+        return ghost_win_error(w, MPI_ERR_RMA_SYNC);
+    int n;
+    int rc = group_ranks(w, group, w->exposure, &n);
+    if (rc != MPI_SUCCESS)
+        return ghost_win_error(w, rc);
+    /* Local stores before the post must be visible to the origins' gets. */
+    rc = GHOST_REAL(MPI_Win_sync)(w->gwin);
+    for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
+        if (!(assert & MPI_MODE_NOCHECK))
+            rc = GHOST_REAL(MPI_Send)(NULL, 0, MPI_BYTE, w->exposure[i], TAG_POST, w->pscw);
+    w->nexposure = n;
+    return ghost_win_error(w, rc);
+})
+
+GHOST_DEFINE(MPI_Win_start, (MPI_Group group, int assert, MPI_Win win), {
+    ghost_win_t *w = ghost_redirected(win);
+    if (!w)
+        return GHOST_REAL(MPI_Win_start)(group, assert, win);
+    if (w->access_open)
+        return ghost_win_error(w, MPI_ERR_RMA_SYNC);
+    int n;
+    int rc = group_ranks(w, group, w->access, &n);
+    for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
+        if (!(assert & MPI_MODE_NOCHECK))
+            rc = GHOST_REAL(MPI_Recv)(NULL, 0, MPI_BYTE, w->access[i], TAG_POST, w->pscw,
+                                      MPI_STATUS_IGNORE);
+    w->naccess = rc == MPI_SUCCESS ? n : 0;
+    w->access_open = rc == MPI_SUCCESS;
+    return ghost_win_error(w, rc);
+})
+
+GHOST_DEFINE(MPI_Win_complete, (MPI_Win win), {
+    ghost_win_t *w = ghost_redirected(win);
+    if (!w)
+        return GHOST_REAL(MPI_Win_complete)(win);
+    if (w->naccess == 0)
+        return ghost_win_error(w, MPI_ERR_RMA_SYNC);
+    int rc = MPI_SUCCESS;
+    int n = w->access_open ? w->naccess : 0;
+    if (n > 0)
+        rc = GHOST_REAL(MPI_Win_flush_all)(w->gwin);
+    for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
+        rc = GHOST_REAL(MPI_Send)(NULL, 0, MPI_BYTE, w->access[i], TAG_COMPLETE, w->pscw);
+    w->naccess = 0;
+    return ghost_win_error(w, rc);
+})
+
+/* Receives the complete messages that have arrived; with block, all of them. */
+static int collect_completes(ghost_win_t *w, int block)
+{
+    int rc = MPI_SUCCESS;
+    while (w->nexposure > 0 && rc == MPI_SUCCESS) {
+        int origin = w->exposure[w->nexposure - 1];
+        if (!block) {
+            int arrived = 0;
+            rc = GHOST_REAL(MPI_Iprobe)(origin, TAG_COMPLETE, w->pscw, &arrived, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS || !arrived)
+                break;
+        }
+        rc = GHOST_REAL(MPI_Recv)(NULL, 0, MPI_BYTE, origin, TAG_COMPLETE, w->pscw,
+                                  MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS)
+            w->nexposure--;
+    }
+    if (rc == MPI_SUCCESS && w->nexposure == 0)
+        rc = GHOST_REAL(MPI_Win_sync)(w->gwin); /* see what the origins wrote */
+    return rc;
+}
+
+GHOST_DEFINE(MPI_Win_wait, (MPI_Win win), {
+    ghost_win_t *w = ghost_redirected(win);
+    if (!w)
+        return GHOST_REAL(MPI_Win_wait)(win);
+    return ghost_win_error(w, collect_completes(w, 1));
+})
+
+GHOST_DEFINE(MPI_Win_test, (MPI_Win win, int *flag), {
+    ghost_win_t *w = ghost_redirected(win);
+    if (!w)
+        return GHOST_REAL(MPI_Win_test)(win, flag);
+    int rc = collect_completes(w, 0);
+    *flag = (rc == MPI_SUCCESS && w->nexposure == 0);
+    return ghost_win_error(w, rc);
+})
+
+/* ---- window objects ----------------------------------------------------- */
+
+GHOST_DEFINE(MPI_Win_free, (MPI_Win *win), {
+    ghost_win_t *w = ghost_win_find(*win);
+    if (!w)
+        return GHOST_REAL(MPI_Win_free)(win);
+    if (w->plain)
+        return ghost_win_free_plain(w, win);
+    return ghostWinFree(win);
+})
+
+/* A redirected window's handle is a window created over the process's own
+ * segment, so base, size and disp_unit come from MPICH; the flavor and the
+ * memory model are those of the window the application asked for. A plain
+ * window's size was rounded up for alignment; report the size asked for. */
+GHOST_DEFINE(MPI_Win_get_attr, (MPI_Win win, int keyval, void *attribute_val, int *flag), {
+    static int flavor_allocate = MPI_WIN_FLAVOR_ALLOCATE;
+    static int model_unified = MPI_WIN_UNIFIED;
+    ghost_win_t *w = ghost_win_find(win);
+    if (w && (keyval == MPI_WIN_CREATE_FLAVOR || keyval == MPI_WIN_MODEL ||
+              (keyval == MPI_WIN_SIZE && w->plain))) {
+        if (keyval == MPI_WIN_SIZE)
+            *(MPI_Aint **)attribute_val = &w->size;
+        else
+            *(int **)attribute_val = keyval == MPI_WIN_MODEL ? &model_unified : &flavor_allocate;
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
+    return GHOST_REAL(MPI_Win_get_attr)(win, keyval, attribute_val, flag);
+})
+
+/* Adds Ghost's own hints to what MPICH reports. */
+GHOST_DEFINE(MPI_Win_get_info, (MPI_Win win, MPI_Info *info_used), {
+    int rc = GHOST_REAL(MPI_Win_get_info)(win, info_used);
+    ghost_win_t *w = ghost_win_find(win);
+    if (rc != MPI_SUCCESS || !w)
+        return rc;
+    PMPI_Info_set(*info_used, "async_config", w->plain ? "off" : "on");
+    if (!w->plain) {
+        static const char *names[] = {"lock", "lockall", "fence", "pscw"};
+        char epochs[40] = "";
+        for (int i = 0; i < 4; i++)
+            if (w->epochs & (1 << i)) {
+                if (epochs[0])
+                    strcat(epochs, ",");
+                strcat(epochs, names[i]);
+            }
+        PMPI_Info_set(*info_used, "epochs_used", epochs);
+        PMPI_Info_set(*info_used, "no_local_load_store", w->no_local_load_store ? "true" : "false");
+    }
+    return rc;
+})

@@ -1,0 +1,179 @@
+/*
+ * RMA operations on redirected windows. Each operation to user rank t of a
+ * window goes to the ghost bound to t on t's node, on the internal window the
+ * current epoch calls for, at t's segment offset in the node segment plus
+ * the displacement scaled by t's own disp_unit. Every accumulate-type
+ * operation to t therefore takes one path, which keeps MPI's atomicity and
+ * ordering guarantees.
+ *
+ * Windows Ghost did not create (Win_create, dynamic, shared, or plain
+ * allocations) are forwarded untouched after one table lookup.
+ */
+#include "win.h"
+
+/* Picks the internal window for an operation to target t in the current
+ * epoch, or says there is no epoch. */
+static inline int route(ghost_win_t *w, int t, MPI_Win *iw)
+{
+    if (w->t[t].lock_type || w->lockall == GHOST_LOCKALL_LOCKS) {
+        *iw = w->lwin[w->t[t].slot];
+        return MPI_SUCCESS;
+    }
+    if (w->lockall == GHOST_LOCKALL_NOCHECK || w->fence_open || w->access_open) {
+        *iw = w->gwin;
+        return MPI_SUCCESS;
+    }
+    return MPI_ERR_RMA_SYNC;
+}
+
+/* Translates (target rank, displacement) into (ghost, byte displacement,
+ * internal window). MPI_PROC_NULL stays MPI_PROC_NULL on the global window,
+ * which is always in an epoch, so MPICH itself completes it as a no-op
+ * (request operations get a completed request). */
+static inline int translate(ghost_win_t *w, int *rank, MPI_Aint *disp, MPI_Win *iw)
+{
+    if (*rank == MPI_PROC_NULL) {
+        *iw = w->gwin;
+        return MPI_SUCCESS;
+    }
+    if ((unsigned)*rank >= (unsigned)w->nusers)
+        return MPI_ERR_RANK;
+    int rc = route(w, *rank, iw);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    const ghost_target_t *t = &w->t[*rank];
+    *disp = t->offset + *disp * t->disp_unit;
+    *rank = t->bound;
+    return MPI_SUCCESS;
+}
+
+/* The shape shared by every operation: look the window up, forward if it is
+ * not ours, translate, call MPICH on the internal window, and raise errors
+ * on the application's window. */
+#define REDIRECT(fn, win, rank, disp, ...)                                   \
+    do {                                                                     \
+        ghost_win_t *w_ = ghost_redirected(win);                               \
+        if (!w_)                                                             \
+            return GHOST_REAL(fn)(__VA_ARGS__, win);                         \
+        MPI_Win iw_;                                                         \
+        int rc_ = translate(w_, &rank, &disp, &iw_);                         \
+        if (rc_ == MPI_SUCCESS)                                              \
+            rc_ = GHOST_REAL(fn)(__VA_ARGS__, iw_);                          \
+        return ghost_win_error(w_, rc_);                                     \
+    } while (0)
+
+#define REDIRECT_REQ(fn, win, req, rank, disp, ...)                          \
+    do {                                                                     \
+        ghost_win_t *w_ = ghost_redirected(win);                               \
+        if (!w_)                                                             \
+            return GHOST_REAL(fn)(__VA_ARGS__, win, req);                    \
+        MPI_Win iw_;                                                         \
+        int rc_ = translate(w_, &rank, &disp, &iw_);                         \
+        if (rc_ == MPI_SUCCESS)                                              \
+            rc_ = GHOST_REAL(fn)(__VA_ARGS__, iw_, req);                     \
+        return ghost_win_error(w_, rc_);                                     \
+    } while (0)
+
+#define PUT_LIKE(name, addr_t, count_t)                                                      \
+    GHOST_DEFINE(name,                                                                       \
+                 (addr_t origin_addr, count_t origin_count, MPI_Datatype origin_datatype,    \
+                  int target_rank, MPI_Aint target_disp, count_t target_count,               \
+                  MPI_Datatype target_datatype, MPI_Win win),                                \
+                 {                                                                           \
+                     REDIRECT(name, win, target_rank, target_disp, origin_addr, origin_count, \
+                              origin_datatype, target_rank, target_disp, target_count,       \
+                              target_datatype);                                              \
+                 })
+
+#define RPUT_LIKE(name, addr_t, count_t)                                                     \
+    GHOST_DEFINE(name,                                                                       \
+                 (addr_t origin_addr, count_t origin_count, MPI_Datatype origin_datatype,    \
+                  int target_rank, MPI_Aint target_disp, count_t target_count,               \
+                  MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request),          \
+                 {                                                                           \
+                     REDIRECT_REQ(name, win, request, target_rank, target_disp, origin_addr, \
+                                  origin_count, origin_datatype, target_rank, target_disp,   \
+                                  target_count, target_datatype);                            \
+                 })
+
+#define ACC_LIKE(name, count_t)                                                              \
+    GHOST_DEFINE(name,                                                                       \
+                 (const void *origin_addr, count_t origin_count, MPI_Datatype origin_datatype, \
+                  int target_rank, MPI_Aint target_disp, count_t target_count,               \
+                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win),                     \
+                 {                                                                           \
+                     REDIRECT(name, win, target_rank, target_disp, origin_addr, origin_count, \
+                              origin_datatype, target_rank, target_disp, target_count,       \
+                              target_datatype, op);                                          \
+                 })
+
+#define RACC_LIKE(name, count_t)                                                             \
+    GHOST_DEFINE(name,                                                                       \
+                 (const void *origin_addr, count_t origin_count, MPI_Datatype origin_datatype, \
+                  int target_rank, MPI_Aint target_disp, count_t target_count,               \
+                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,                      \
+                  MPI_Request *request),                                                     \
+                 {                                                                           \
+                     REDIRECT_REQ(name, win, request, target_rank, target_disp, origin_addr, \
+                                  origin_count, origin_datatype, target_rank, target_disp,   \
+                                  target_count, target_datatype, op);                        \
+                 })
+
+#define GACC_LIKE(name, count_t)                                                             \
+    GHOST_DEFINE(name,                                                                       \
+                 (const void *origin_addr, count_t origin_count, MPI_Datatype origin_datatype, \
+                  void *result_addr, count_t result_count, MPI_Datatype result_datatype,     \
+                  int target_rank, MPI_Aint target_disp, count_t target_count,               \
+                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win),                     \
+                 {                                                                           \
+                     REDIRECT(name, win, target_rank, target_disp, origin_addr, origin_count, \
+                              origin_datatype, result_addr, result_count, result_datatype,   \
+                              target_rank, target_disp, target_count, target_datatype, op);  \
+                 })
+
+#define RGACC_LIKE(name, count_t)                                                            \
+    GHOST_DEFINE(name,                                                                       \
+                 (const void *origin_addr, count_t origin_count, MPI_Datatype origin_datatype, \
+                  void *result_addr, count_t result_count, MPI_Datatype result_datatype,     \
+                  int target_rank, MPI_Aint target_disp, count_t target_count,               \
+                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,                      \
+                  MPI_Request *request),                                                     \
+                 {                                                                           \
+                     REDIRECT_REQ(name, win, request, target_rank, target_disp, origin_addr, \
+                                  origin_count, origin_datatype, result_addr, result_count,  \
+                                  result_datatype, target_rank, target_disp, target_count,   \
+                                  target_datatype, op);                                      \
+                 })
+
+PUT_LIKE(MPI_Put, const void *, int)
+PUT_LIKE(MPI_Put_c, const void *, MPI_Count)
+PUT_LIKE(MPI_Get, void *, int)
+PUT_LIKE(MPI_Get_c, void *, MPI_Count)
+RPUT_LIKE(MPI_Rput, const void *, int)
+RPUT_LIKE(MPI_Rput_c, const void *, MPI_Count)
+RPUT_LIKE(MPI_Rget, void *, int)
+RPUT_LIKE(MPI_Rget_c, void *, MPI_Count)
+ACC_LIKE(MPI_Accumulate, int)
+ACC_LIKE(MPI_Accumulate_c, MPI_Count)
+RACC_LIKE(MPI_Raccumulate, int)
+RACC_LIKE(MPI_Raccumulate_c, MPI_Count)
+GACC_LIKE(MPI_Get_accumulate, int)
+GACC_LIKE(MPI_Get_accumulate_c, MPI_Count)
+RGACC_LIKE(MPI_Rget_accumulate, int)
+RGACC_LIKE(MPI_Rget_accumulate_c, MPI_Count)
+
+GHOST_DEFINE(MPI_Fetch_and_op,
+             (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
+              MPI_Aint target_disp, MPI_Op op, MPI_Win win),
+             {
+                 REDIRECT(MPI_Fetch_and_op, win, target_rank, target_disp, origin_addr,
+                          result_addr, datatype, target_rank, target_disp, op);
+             })
+
+GHOST_DEFINE(MPI_Compare_and_swap,
+             (const void *origin_addr, const void *compare_addr, void *result_addr,
+              MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win),
+             {
+                 REDIRECT(MPI_Compare_and_swap, win, target_rank, target_disp, origin_addr,
+                          compare_addr, result_addr, datatype, target_rank, target_disp);
+             })

@@ -1,0 +1,238 @@
+/*
+ * The table of redirected windows and the collective building blocks that
+ * the Go control plane uses to set them up.
+ *
+ * Lookup is on every RMA call, so it is an open-addressing hash keyed by the
+ * MPI_Win handle, read without a lock: an entry is complete before its
+ * handle is returned to the application, and the application cannot use a
+ * handle it does not have yet.
+ */
+#include "win.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TABLE_SLOTS 4096 /* power of two; windows alive at once stay well below */
+#define TOMBSTONE ((MPI_Win)-1)
+
+static struct {
+    MPI_Win handle; /* MPI_WIN_NULL: never used */
+    ghost_win_t *w;
+} table[TABLE_SLOTS];
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static int table_initialized;
+
+static inline unsigned slot_of(MPI_Win h)
+{
+    uint32_t x = (uint32_t)h;
+    x ^= x >> 16;
+    x *= 0x45d9f3bu;
+    x ^= x >> 16;
+    return x & (TABLE_SLOTS - 1);
+}
+
+static void table_init(void)
+{
+    for (int i = 0; i < TABLE_SLOTS; i++)
+        table[i].handle = MPI_WIN_NULL;
+    table_initialized = 1;
+}
+
+ghost_win_t *ghost_win_find(MPI_Win h)
+{
+    if (!__atomic_load_n(&table_initialized, __ATOMIC_ACQUIRE))
+        return NULL;
+    for (unsigned i = slot_of(h), n = 0; n < TABLE_SLOTS; i = (i + 1) & (TABLE_SLOTS - 1), n++) {
+        MPI_Win e = __atomic_load_n(&table[i].handle, __ATOMIC_ACQUIRE);
+        if (e == h)
+            return table[i].w;
+        if (e == MPI_WIN_NULL)
+            return NULL;
+    }
+    return NULL;
+}
+
+int ghost_win_register(ghost_win_t *w)
+{
+    pthread_mutex_lock(&table_lock);
+    if (!table_initialized)
+        table_init();
+    int rc = -1;
+    for (unsigned i = slot_of(w->user), n = 0; n < TABLE_SLOTS; i = (i + 1) & (TABLE_SLOTS - 1), n++) {
+        if (table[i].handle == MPI_WIN_NULL || table[i].handle == TOMBSTONE) {
+            table[i].w = w;
+            __atomic_store_n(&table[i].handle, w->user, __ATOMIC_RELEASE);
+            rc = 0;
+            break;
+        }
+    }
+    __atomic_store_n(&table_initialized, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&table_lock);
+    return rc;
+}
+
+void ghost_win_unregister(ghost_win_t *w)
+{
+    pthread_mutex_lock(&table_lock);
+    for (unsigned i = slot_of(w->user), n = 0; n < TABLE_SLOTS; i = (i + 1) & (TABLE_SLOTS - 1), n++) {
+        if (table[i].handle == w->user) {
+            __atomic_store_n(&table[i].handle, TOMBSTONE, __ATOMIC_RELEASE);
+            table[i].w = NULL;
+            break;
+        }
+        if (table[i].handle == MPI_WIN_NULL)
+            break;
+    }
+    pthread_mutex_unlock(&table_lock);
+}
+
+ghost_win_t *ghost_win_new(int nusers, int nlwin)
+{
+    ghost_win_t *w = calloc(1, sizeof *w);
+    w->nusers = nusers;
+    w->t = calloc(nusers > 0 ? nusers : 1, sizeof *w->t);
+    w->access = calloc(nusers > 0 ? nusers : 1, sizeof(int));
+    w->exposure = calloc(nusers > 0 ? nusers : 1, sizeof(int));
+    w->nlwin = nlwin;
+    if (nlwin > 0) {
+        w->lwin = malloc(sizeof(MPI_Win) * nlwin);
+        for (int i = 0; i < nlwin; i++)
+            w->lwin[i] = MPI_WIN_NULL;
+    }
+    w->user = w->gwin = w->shm = MPI_WIN_NULL;
+    w->wincomm = w->pscw = MPI_COMM_NULL;
+    return w;
+}
+
+void ghost_win_delete(ghost_win_t *w)
+{
+    free(w->t);
+    free(w->access);
+    free(w->exposure);
+    free(w->lwin);
+    free(w);
+}
+
+/* Errors on internal windows are raised on the application's window, with
+ * the errhandler the application chose for it. */
+int ghost_win_error(ghost_win_t *w, int code)
+{
+    if (code != MPI_SUCCESS)
+        PMPI_Win_call_errhandler(w->user, code);
+    return code;
+}
+
+/* ---- building blocks ---------------------------------------------------- */
+
+/* Allocates this process's part of its node's shared segment. Segments are
+ * contiguous in rank order, so a ghost (bytes == 0) can expose the whole
+ * node segment as one region. */
+int ghost_segment_alloc(MPI_Comm wincomm, MPI_Aint bytes, MPI_Win *shm, void **base,
+                        void **node_base, MPI_Aint *node_bytes)
+{
+    MPI_Comm node;
+    int rc = PMPI_Comm_split_type(wincomm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Info info;
+    PMPI_Info_create(&info);
+    PMPI_Info_set(info, "alloc_shared_noncontig", "false");
+    rc = GHOST_REAL(MPI_Win_allocate_shared)(bytes, 1, info, node, base, shm);
+    PMPI_Info_free(&info);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Allreduce(&bytes, node_bytes, 1, MPI_AINT, MPI_SUM, node);
+    PMPI_Comm_free(&node);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *node_base = NULL;
+    if (*node_bytes > 0) {
+        MPI_Aint qsize;
+        int qunit;
+        /* MPI_PROC_NULL: the segment of the lowest rank with memory, which is
+         * where the contiguous node segment starts. */
+        rc = PMPI_Win_shared_query(*shm, MPI_PROC_NULL, &qsize, &qunit, node_base);
+    }
+    return rc;
+}
+
+int ghost_internal_win(void *base, MPI_Aint bytes, MPI_Comm wincomm, MPI_Win *out)
+{
+    int rc = GHOST_REAL(MPI_Win_create)(bytes > 0 ? base : NULL, bytes, 1, MPI_INFO_NULL, wincomm, out);
+    if (rc == MPI_SUCCESS)
+        PMPI_Win_set_errhandler(*out, MPI_ERRORS_RETURN);
+    return rc;
+}
+
+int ghost_info_get(MPI_Info info, const char *key, char *value, int len, int *flag)
+{
+    *flag = 0;
+    if (info == MPI_INFO_NULL)
+        return MPI_SUCCESS;
+    int buflen = len;
+    return PMPI_Info_get_string(info, key, &buflen, value, flag);
+}
+
+int ghost_user_window(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                      MPI_Win *win)
+{
+    return GHOST_REAL(MPI_Win_create)(size > 0 ? base : NULL, size, disp_unit, info, comm, win);
+}
+
+int ghost_free_user_window(MPI_Win *win) { return GHOST_REAL(MPI_Win_free)(win); }
+int ghost_free_internal_win(MPI_Win *win) { return GHOST_REAL(MPI_Win_free)(win); }
+int ghost_lock_all_nocheck(MPI_Win win) { return GHOST_REAL(MPI_Win_lock_all)(MPI_MODE_NOCHECK, win); }
+int ghost_unlock_all(MPI_Win win) { return GHOST_REAL(MPI_Win_unlock_all)(win); }
+
+/* ---- MPI_Win_allocate --------------------------------------------------- */
+
+#define SEGMENT_ALIGN 64 /* redirect.SegmentAlign */
+
+int ghost_win_allocate_plain(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                             void *baseptr, MPI_Win *win)
+{
+    MPI_Aint rounded = (size + SEGMENT_ALIGN - 1) / SEGMENT_ALIGN * SEGMENT_ALIGN;
+    int rc = GHOST_REAL(MPI_Win_allocate)(rounded, disp_unit, info, comm, baseptr, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ghost_win_t *w = ghost_win_new(0, 0);
+    w->plain = 1;
+    w->user = *win;
+    w->size = size;
+    w->disp_unit = disp_unit;
+    w->base = *(void **)baseptr;
+    if (ghost_win_register(w) != 0) {
+        ghost_win_delete(w);
+        return MPI_ERR_NO_MEM;
+    }
+    return MPI_SUCCESS;
+}
+
+int ghost_win_free_plain(ghost_win_t *w, MPI_Win *win)
+{
+    ghost_win_unregister(w);
+    ghost_win_delete(w);
+    return GHOST_REAL(MPI_Win_free)(win);
+}
+
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                      MPI_Win *win)
+{
+    if (ghost_user_world == MPI_COMM_WORLD) /* GHOST_NG=0: pure pass-through */
+        return GHOST_REAL(MPI_Win_allocate)(size, disp_unit, info, comm, baseptr, win);
+    return ghostWinAllocate(size, disp_unit, info, GHOST_USER_COMM(comm), baseptr, win);
+}
+int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                     MPI_Win *win) __attribute__((alias("PMPI_Win_allocate")));
+
+int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                        void *baseptr, MPI_Win *win)
+{
+    if (ghost_user_world == MPI_COMM_WORLD)
+        return GHOST_REAL(MPI_Win_allocate_c)(size, disp_unit, info, comm, baseptr, win);
+    if (disp_unit <= 0 || disp_unit > 0x7fffffff)
+        return MPI_ERR_DISP;
+    return ghostWinAllocate(size, (int)disp_unit, info, GHOST_USER_COMM(comm), baseptr, win);
+}
+int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                       void *baseptr, MPI_Win *win) __attribute__((alias("PMPI_Win_allocate_c")));

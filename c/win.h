@@ -1,0 +1,120 @@
+/*
+ * Redirected windows: what the per-operation path needs to know about a
+ * window created by MPI_Win_allocate under Ghost. Go (shim/win.go) builds the
+ * internal windows and fills these structs once per window; the C wrappers
+ * in rma.c and epoch.c only read the translation and update epoch state.
+ */
+#ifndef GHOST_WIN_H_INCLUDED
+#define GHOST_WIN_H_INCLUDED
+
+#include "ghost.h"
+
+#include <stddef.h>
+
+/* Defines PMPI_name with the given body, and MPI_name as its alias. */
+#define GHOST_DEFINE(name, params, ...)                                      \
+    int P##name params __VA_ARGS__                                           \
+    int name params __attribute__((alias("P" #name)));
+
+#define GHOST_MAX_NG 8
+
+/* Epoch kinds of the epochs_used hint (same bits as redirect.Epochs). */
+enum {
+    GHOST_EPOCH_LOCK = 1,
+    GHOST_EPOCH_LOCKALL = 2,
+    GHOST_EPOCH_FENCE = 4,
+    GHOST_EPOCH_PSCW = 8,
+};
+
+/* How a lock_all epoch of this origin is implemented. */
+enum {
+    GHOST_LOCKALL_NONE = 0,
+    GHOST_LOCKALL_LOCKS,   /* a shared lock per target on its lock window */
+    GHOST_LOCKALL_NOCHECK, /* the global window, which is always locked */
+};
+
+/* One target of the window, as seen from this origin. Ranks are ranks of
+ * the internal communicator (users plus their nodes' ghosts). */
+typedef struct {
+    int bound;                 /* ghost serving every operation to it */
+    int slot;                  /* lock window: index among its node's users */
+    MPI_Aint offset;           /* its segment in its node's shared segment */
+    MPI_Aint size;
+    int disp_unit;
+    int lock_type;             /* this origin's lock on it: 0 or MPI_LOCK_* */
+} ghost_target_t;
+
+typedef struct ghost_win {
+    MPI_Win user;      /* the handle the application holds */
+    int plain;         /* async_config=off: MPICH's own window, only realigned */
+    int64_t id;        /* job-wide window id, known to the ghosts */
+    int nusers, rank;  /* size of and rank in the window's communicator */
+    void *base;        /* this process's segment */
+    MPI_Aint size;
+    int disp_unit;
+    int epochs;        /* GHOST_EPOCH_* bits */
+    int no_local_load_store;
+
+    MPI_Comm wincomm;  /* users and ghosts */
+    MPI_Comm pscw;     /* private duplicate of the user communicator */
+    MPI_Win shm;       /* the node segment */
+    MPI_Win gwin;      /* global window, under lock_all(NOCHECK) for life */
+    MPI_Win *lwin;     /* lock windows, one per slot; NULL without "lock" */
+    int nlwin;
+    ghost_target_t *t; /* by rank in the window's communicator */
+
+    /* Epoch state of this process as an origin and as a PSCW target. */
+    int lockall;
+    int fence_open;
+    int nlocked;
+    int access_open;   /* PSCW: between start and complete */
+    int *access;       /* PSCW: ranks of the start group */
+    int naccess;
+    int *exposure;     /* PSCW: ranks of the post group still to complete */
+    int nexposure;
+} ghost_win_t;
+
+/* Allocation and registration (win.c). */
+ghost_win_t *ghost_win_new(int nusers, int nlwin);
+void ghost_win_delete(ghost_win_t *w);
+int ghost_win_register(ghost_win_t *w);
+void ghost_win_unregister(ghost_win_t *w);
+ghost_win_t *ghost_win_find(MPI_Win handle);
+
+/* The redirected window behind handle, or NULL for any window whose
+ * operations go straight to MPICH (not Ghost's, or async_config=off). */
+static inline ghost_win_t *ghost_redirected(MPI_Win handle)
+{
+    ghost_win_t *w = ghost_win_find(handle);
+    return (w && !w->plain) ? w : NULL;
+}
+int ghost_win_error(ghost_win_t *w, int code);
+
+/* Collective building blocks the Go side calls (win.c). */
+int ghost_segment_alloc(MPI_Comm wincomm, MPI_Aint bytes, MPI_Win *shm, void **base,
+                        void **node_base, MPI_Aint *node_bytes);
+int ghost_internal_win(void *base, MPI_Aint bytes, MPI_Comm wincomm, MPI_Win *out);
+int ghost_info_get(MPI_Info info, const char *key, char *value, int len, int *flag);
+/* async_config=off: MPICH's Win_allocate with every segment cache-line
+ * aligned (MPICH 4.0.2 misplaces intranode RMA on unaligned bases). */
+int ghost_win_allocate_plain(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                             void *baseptr, MPI_Win *win);
+/* Frees a window and its record after it left the table. */
+int ghost_win_free_plain(ghost_win_t *w, MPI_Win *win);
+
+/* Small calls for the Go side, which must reach MPICH through the real
+ * pointers (cgo cannot call through a function pointer). */
+int ghost_user_window(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                      MPI_Win *win);
+int ghost_free_user_window(MPI_Win *win);
+int ghost_free_internal_win(MPI_Win *win);
+int ghost_lock_all_nocheck(MPI_Win win);
+int ghost_unlock_all(MPI_Win win);
+enum { GHOST_WIN_NULL = MPI_WIN_NULL, GHOST_COMM_NULL = MPI_COMM_NULL };
+
+/* Entry points into Go. */
+extern int ghostWinAllocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                            void *baseptr, MPI_Win *win);
+extern int ghostWinFree(MPI_Win *win);
+
+#endif

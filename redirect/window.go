@@ -1,0 +1,176 @@
+package redirect
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Epochs is a set of synchronization kinds a window will use (the
+// epochs_used info hint). It decides which internal windows are built.
+type Epochs uint8
+
+const (
+	EpochLock Epochs = 1 << iota
+	EpochLockAll
+	EpochFence
+	EpochPSCW
+
+	AllEpochs = EpochLock | EpochLockAll | EpochFence | EpochPSCW
+)
+
+var epochNames = []struct {
+	name string
+	bit  Epochs
+}{{"lock", EpochLock}, {"lockall", EpochLockAll}, {"fence", EpochFence}, {"pscw", EpochPSCW}}
+
+func (e Epochs) String() string {
+	var parts []string
+	for _, n := range epochNames {
+		if e&n.bit != 0 {
+			parts = append(parts, n.name)
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// ParseEpochs reads an epochs_used value such as "lock,fence".
+func ParseEpochs(v string) (Epochs, error) {
+	var e Epochs
+	for _, item := range strings.Split(v, ",") {
+		item = strings.ToLower(strings.TrimSpace(item))
+		found := false
+		for _, n := range epochNames {
+			if item == n.name {
+				e |= n.bit
+				found = true
+			}
+		}
+		if !found {
+			return 0, fmt.Errorf("%q is not an epoch type", item)
+		}
+	}
+	return e, nil
+}
+
+// Async is the async_config hint of one window.
+type Async int
+
+const (
+	AsyncDefault Async = iota // not given: follow the global setting
+	AsyncOn
+	AsyncOff
+)
+
+// Hints are the Ghost info keys of MPI_Win_allocate.
+type Hints struct {
+	Epochs           Epochs
+	NoLocalLoadStore bool
+	Async            Async
+}
+
+// Info keys Ghost reads.
+const (
+	KeyEpochsUsed       = "epochs_used"
+	KeyNoLocalLoadStore = "no_local_load_store"
+	KeyAsyncConfig      = "async_config"
+)
+
+// ParseHints reads the hints through get, which returns a key's value and
+// whether it is set. A malformed value falls back to the default for that
+// key and is reported, naming the key, the value and what is accepted, as
+// MPI lets an implementation ignore hints it cannot use.
+func ParseHints(get func(key string) (string, bool)) (Hints, []error) {
+	h := Hints{Epochs: AllEpochs}
+	var errs []error
+	if v, ok := get(KeyEpochsUsed); ok {
+		e, err := ParseEpochs(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("info %s=%q is not valid (%v): accepted values are a comma-separated list of lock, lockall, fence, pscw; using all of them", KeyEpochsUsed, v, err))
+		} else {
+			h.Epochs = e
+		}
+	}
+	if v, ok := get(KeyNoLocalLoadStore); ok {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true":
+			h.NoLocalLoadStore = true
+		case "false":
+		default:
+			errs = append(errs, fmt.Errorf("info %s=%q is not valid: accepted values are true or false; using false", KeyNoLocalLoadStore, v))
+		}
+	}
+	if v, ok := get(KeyAsyncConfig); ok {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "on":
+			h.Async = AsyncOn
+		case "off":
+			h.Async = AsyncOff
+		default:
+			errs = append(errs, fmt.Errorf("info %s=%q is not valid: accepted values are on or off; using the global setting", KeyAsyncConfig, v))
+		}
+	}
+	return h, errs
+}
+
+// SegmentAlign is the alignment of every user segment inside a node's
+// shared segment: a cache line. MPICH 4.0.2 misplaces intranode RMA on
+// windows whose base is not 16-byte aligned; a cache line also keeps
+// neighbouring ranks' data apart.
+const SegmentAlign = 64
+
+// RoundSegment rounds a segment size up to SegmentAlign.
+func RoundSegment(size int64) int64 {
+	return (size + SegmentAlign - 1) / SegmentAlign * SegmentAlign
+}
+
+// WindowPlan is how one window's users map onto nodes and ghosts.
+type WindowPlan struct {
+	// Members are the world ranks of the internal communicator: the
+	// window's users plus every ghost of the nodes they live on, ascending.
+	Members []int
+	// Per user of the window, by rank in the window's communicator:
+	Slot  []int // index among the window's users on its node: the lock window it uses
+	Node  []int // node index in the layout
+	Slots int   // lock windows needed: the most users of this window on one node
+}
+
+// PlanWindow computes the plan for a window whose communicator has the
+// given world ranks, in communicator rank order.
+func PlanWindow(l *Layout, users []int) (*WindowPlan, error) {
+	p := &WindowPlan{Slot: make([]int, len(users)), Node: make([]int, len(users))}
+	members := map[int]bool{}
+	perNode := map[int][]int{} // node -> user world ranks
+	for i, w := range users {
+		if w < 0 || w >= len(l.NodeOf) || l.IsGhost(w) {
+			return nil, fmt.Errorf("world rank %d is not a user rank", w)
+		}
+		if members[w] {
+			return nil, fmt.Errorf("world rank %d appears twice", w)
+		}
+		members[w] = true
+		n := l.NodeOf[w]
+		p.Node[i] = n
+		perNode[n] = append(perNode[n], w)
+	}
+	for n, ws := range perNode {
+		sort.Ints(ws)
+		for _, g := range l.Nodes[n].Ghosts {
+			members[g] = true
+		}
+		p.Slots = max(p.Slots, len(ws))
+	}
+	for i, w := range users {
+		p.Slot[i] = sort.SearchInts(perNode[p.Node[i]], w)
+	}
+	for w := range members {
+		p.Members = append(p.Members, w)
+	}
+	sort.Ints(p.Members)
+	return p, nil
+}
+
+// BoundGhost is the index, among its node's ghosts, of the ghost that
+// serves every accumulate-type operation to the user in lock slot slot.
+// Static binding spreads the users of a node evenly over its ghosts.
+func BoundGhost(slot, ng int) int { return slot % ng }

@@ -1,0 +1,152 @@
+package redirect
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseEpochs(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Epochs
+		err  string
+	}{
+		{"lock", EpochLock, ""},
+		{"lock,lockall,fence,pscw", AllEpochs, ""},
+		{" Fence , PSCW ", EpochFence | EpochPSCW, ""},
+		{"lock,lock", EpochLock, ""},
+		{"", 0, `"" is not an epoch type`},
+		{"lock,,fence", 0, `"" is not an epoch type`},
+		{"locks", 0, `"locks" is not an epoch type`},
+	}
+	for _, tt := range tests {
+		got, err := ParseEpochs(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseEpochs(%q) err = %v, want %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseEpochs(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+	if s := (EpochLock | EpochPSCW).String(); s != "lock,pscw" {
+		t.Errorf("String = %q", s)
+	}
+}
+
+func TestParseHints(t *testing.T) {
+	tests := []struct {
+		name string
+		info map[string]string
+		want Hints
+		errs []string
+	}{
+		{"none", nil, Hints{Epochs: AllEpochs}, nil},
+		{"all keys", map[string]string{"epochs_used": "fence", "no_local_load_store": "true", "async_config": "off"},
+			Hints{Epochs: EpochFence, NoLocalLoadStore: true, Async: AsyncOff}, nil},
+		{"async on", map[string]string{"async_config": "ON"}, Hints{Epochs: AllEpochs, Async: AsyncOn}, nil},
+		{"bad epochs fall back", map[string]string{"epochs_used": "lock,sometimes"}, Hints{Epochs: AllEpochs},
+			[]string{`info epochs_used="lock,sometimes" is not valid`}},
+		{"bad bool", map[string]string{"no_local_load_store": "yes"}, Hints{Epochs: AllEpochs},
+			[]string{"accepted values are true or false"}},
+		{"bad async", map[string]string{"async_config": "auto-ish"}, Hints{Epochs: AllEpochs},
+			[]string{"accepted values are on or off"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, errs := ParseHints(func(k string) (string, bool) { v, ok := tt.info[k]; return v, ok })
+			if got != tt.want {
+				t.Errorf("hints = %+v, want %+v", got, tt.want)
+			}
+			if len(errs) != len(tt.errs) {
+				t.Fatalf("errs = %v", errs)
+			}
+			for i, e := range errs {
+				if !strings.Contains(e.Error(), tt.errs[i]) {
+					t.Errorf("err %q lacks %q", e, tt.errs[i])
+				}
+			}
+		})
+	}
+}
+
+func FuzzParseHints(f *testing.F) {
+	for _, s := range []string{"lock", "lock,fence", "", ",", "LOCKALL , pscw", "\x00"} {
+		f.Add(s, s)
+	}
+	f.Fuzz(func(t *testing.T, epochs, async string) {
+		h, errs := ParseHints(func(k string) (string, bool) {
+			switch k {
+			case KeyEpochsUsed:
+				return epochs, true
+			case KeyAsyncConfig:
+				return async, true
+			}
+			return "", false
+		})
+		if h.Epochs == 0 || h.Epochs&^AllEpochs != 0 {
+			t.Fatalf("epochs %v out of range (errs %v)", h.Epochs, errs)
+		}
+		if e, err := ParseEpochs(epochs); err == nil && e != h.Epochs {
+			t.Fatalf("hint epochs %v differ from ParseEpochs %v", h.Epochs, e)
+		}
+	})
+}
+
+func TestRoundSegment(t *testing.T) {
+	for in, want := range map[int64]int64{0: 0, 1: 64, 4: 64, 64: 64, 65: 128, 4096: 4096} {
+		if got := RoundSegment(in); got != want {
+			t.Errorf("RoundSegment(%d) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+func TestPlanWindow(t *testing.T) {
+	// Two nodes: world 0..2 on node 0 (ghost 0), 3..5 on node 1 (ghost 3).
+	l, err := NewLayout([]int{0, 0, 0, 3, 3, 3}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		users   []int
+		members []int
+		slot    []int
+		slots   int
+		err     string
+	}{
+		{"whole world", []int{1, 2, 4, 5}, []int{0, 1, 2, 3, 4, 5}, []int{0, 1, 0, 1}, 2, ""},
+		{"one node", []int{2, 1}, []int{0, 1, 2}, []int{1, 0}, 2, ""},
+		{"one user per node", []int{5, 1}, []int{0, 1, 3, 5}, []int{0, 0}, 1, ""},
+		{"ghost is no user", []int{0, 1}, nil, nil, 0, "world rank 0 is not a user rank"},
+		{"duplicate", []int{1, 1}, nil, nil, 0, "appears twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := PlanWindow(l, tt.users)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(p.Members, tt.members) || !reflect.DeepEqual(p.Slot, tt.slot) || p.Slots != tt.slots {
+				t.Errorf("plan = %+v", p)
+			}
+		})
+	}
+}
+
+func TestBoundGhost(t *testing.T) {
+	for _, tt := range []struct{ slot, ng, want int }{{0, 1, 0}, {3, 1, 0}, {0, 2, 0}, {1, 2, 1}, {2, 2, 0}, {5, 3, 2}} {
+		if got := BoundGhost(tt.slot, tt.ng); got != tt.want {
+			t.Errorf("BoundGhost(%d, %d) = %d, want %d", tt.slot, tt.ng, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,310 @@
+package main
+
+// #include <stdlib.h>
+// #include "win.h"
+import "C"
+
+import (
+	"sort"
+	"unsafe"
+
+	"github.com/ghost-mpi/ghost/redirect"
+)
+
+// internalWin is what users and ghosts alike hold of one redirected window:
+// the communicator of its users plus their nodes' ghosts, the node segment
+// and the internal windows over it.
+type internalWin struct {
+	id      int64
+	plan    *redirect.WindowPlan
+	users   []int // world ranks of the window's users, by user rank
+	comm    C.MPI_Comm
+	shm     C.MPI_Win
+	global  C.MPI_Win
+	locks   []C.MPI_Win
+	base    unsafe.Pointer // this process's segment
+	members []segment      // by internal rank
+}
+
+// segment is one member's part of its node segment.
+type segment struct {
+	offset, size int64
+	dispUnit     int
+}
+
+// userWin is a user's record of a redirected window.
+type userWin struct {
+	internal *internalWin
+	c        *C.ghost_win_t
+	notifies bool // this user tells its node's ghosts about the window
+}
+
+var (
+	userWindows  = map[C.MPI_Win]*userWin{}
+	ghostWindows = map[int64]*internalWin{}
+	windowSeq    int64
+)
+
+// internalRank maps a world rank to its rank in the window's communicator,
+// whose group lists the members in ascending world rank.
+func (iw *internalWin) internalRank(world int) int {
+	return sort.SearchInts(iw.plan.Members, world)
+}
+
+// ghostWinAllocate runs MPI_Win_allocate for a user process.
+//
+//export ghostWinAllocate
+func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.MPI_Comm,
+	baseptr unsafe.Pointer, win *C.MPI_Win) C.int {
+	hints, problems := redirect.ParseHints(func(key string) (string, bool) { return infoGet(info, key) })
+	if len(problems) > 0 && commRank(comm) == 0 {
+		for _, p := range problems {
+			self.log.warnf("MPI_Win_allocate: %v", p)
+		}
+	}
+	if hints.Async == redirect.AsyncOff {
+		return C.ghost_win_allocate_plain(size, dispUnit, info, comm, baseptr, win)
+	}
+
+	var pscw C.MPI_Comm
+	if rc := C.PMPI_Comm_dup(comm, &pscw); rc != C.MPI_SUCCESS {
+		return rc
+	}
+	users := allgatherInt(pscw, self.worldRank)
+	plan, err := redirect.PlanWindow(self.layout, users)
+	if err != nil {
+		self.log.errorf("MPI_Win_allocate: %v", err)
+		return C.MPI_ERR_COMM
+	}
+	// A job-wide id: the window's rank 0 numbers its own windows.
+	windowSeq++
+	id := int64(bcastInt(pscw, int(windowSeq), 0))<<32 | int64(users[0])
+
+	notifies := leadsNode(plan, commRank(pscw))
+	if notifies {
+		node := self.layout.Nodes[self.layout.NodeOf[self.worldRank]]
+		cmd := C.ghost_cmd_t{op: C.GHOST_CMD_WIN_ALLOCATE}
+		cmd.arg[0], cmd.arg[1], cmd.arg[2] = C.int64_t(id), C.int64_t(len(users)), C.int64_t(hints.Epochs)
+		payload := make([]C.int, len(users))
+		for i, u := range users {
+			payload[i] = C.int(u)
+		}
+		for _, g := range node.Ghosts {
+			local := C.int(self.layout.LocalRank[g])
+			C.ghost_ctl_send(local, &cmd)
+			C.ghost_ctl_send_ints(local, &payload[0], C.int(len(payload)))
+		}
+	}
+
+	iw, rc := buildInternal(id, plan, users, int64(size), int(dispUnit), hints.Epochs)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	w := C.ghost_win_new(C.int(len(users)), C.int(len(iw.locks)))
+	w.id = C.int64_t(id)
+	w.rank = C.int(commRank(pscw))
+	w.base, w.size, w.disp_unit = iw.base, size, dispUnit
+	w.epochs = C.int(hints.Epochs)
+	w.no_local_load_store = boolInt(hints.NoLocalLoadStore)
+	w.wincomm, w.pscw, w.shm, w.gwin = iw.comm, pscw, iw.shm, iw.global
+	locks := unsafe.Slice(w.lwin, len(iw.locks))
+	copy(locks, iw.locks)
+	targets := unsafe.Slice(w.t, len(users))
+	for r, world := range users {
+		seg := iw.members[iw.internalRank(world)]
+		ghosts := self.layout.Nodes[plan.Node[r]].Ghosts
+		bound := ghosts[redirect.BoundGhost(plan.Slot[r], len(ghosts))]
+		targets[r] = C.ghost_target_t{
+			bound:     C.int(iw.internalRank(bound)),
+			slot:      C.int(plan.Slot[r]),
+			offset:    C.MPI_Aint(seg.offset),
+			size:      C.MPI_Aint(seg.size),
+			disp_unit: C.int(seg.dispUnit),
+		}
+	}
+	// The application's handle: a window over its own segment and
+	// communicator, so that group, attributes, name, info and errhandler
+	// behave as MPI says without a ghost in sight.
+	if rc := C.ghost_user_window(iw.base, size, dispUnit, info, comm, &w.user); rc != C.MPI_SUCCESS {
+		return rc
+	}
+	// The global window serves lock_all(NOCHECK), fence and PSCW; it stays
+	// in a passive epoch for the window's whole life.
+	if rc := C.ghost_lock_all_nocheck(iw.global); rc != C.MPI_SUCCESS {
+		return rc
+	}
+	if C.ghost_win_register(w) != 0 {
+		self.log.errorf("MPI_Win_allocate: too many windows alive at once")
+		return C.MPI_ERR_NO_MEM
+	}
+	userWindows[w.user] = &userWin{internal: iw, c: w, notifies: notifies}
+	*(*unsafe.Pointer)(baseptr) = iw.base
+	*win = w.user
+	return C.MPI_SUCCESS
+}
+
+// ghostWinFree runs MPI_Win_free of a redirected window for a user process.
+//
+//export ghostWinFree
+func ghostWinFree(win *C.MPI_Win) C.int {
+	uw := userWindows[*win]
+	delete(userWindows, *win)
+	w := uw.c
+	C.ghost_win_unregister(w)
+	C.ghost_unlock_all(uw.internal.global)
+	if uw.notifies {
+		cmd := C.ghost_cmd_t{op: C.GHOST_CMD_WIN_FREE}
+		cmd.arg[0] = C.int64_t(uw.internal.id)
+		for _, g := range self.layout.Nodes[self.layout.NodeOf[self.worldRank]].Ghosts {
+			C.ghost_ctl_send(C.int(self.layout.LocalRank[g]), &cmd)
+		}
+	}
+	rc := uw.internal.free()
+	if rc2 := C.ghost_free_user_window(&w.user); rc == C.MPI_SUCCESS {
+		rc = rc2
+	}
+	C.PMPI_Comm_free(&w.pscw)
+	C.ghost_win_delete(w)
+	*win = C.MPI_Win(C.GHOST_WIN_NULL)
+	return rc
+}
+
+// leadsNode reports whether user rank r is the lowest rank of the window on
+// its node, which is the one that notifies the node's ghosts.
+func leadsNode(plan *redirect.WindowPlan, r int) bool {
+	for i := 0; i < r; i++ {
+		if plan.Node[i] == plan.Node[r] {
+			return false
+		}
+	}
+	return true
+}
+
+// serveWinAllocate is a ghost's part of MPI_Win_allocate.
+func serveWinAllocate(cmd *C.ghost_cmd_t, from C.int) {
+	id, n, epochs := int64(cmd.arg[0]), int(cmd.arg[1]), redirect.Epochs(cmd.arg[2])
+	payload := make([]C.int, n)
+	C.ghost_ctl_recv_ints(from, &payload[0], C.int(n))
+	users := make([]int, n)
+	for i, u := range payload {
+		users[i] = int(u)
+	}
+	plan, err := redirect.PlanWindow(self.layout, users)
+	if err != nil {
+		self.log.errorf("ghost: window %x: %v", id, err)
+		abortWorld(1)
+	}
+	iw, rc := buildInternal(id, plan, users, 0, 1, epochs)
+	if rc != C.MPI_SUCCESS {
+		self.log.errorf("ghost: window %x: building internal windows failed (MPI error %d)", id, int(rc))
+		abortWorld(1)
+	}
+	ghostWindows[id] = iw
+}
+
+// serveWinFree is a ghost's part of MPI_Win_free.
+func serveWinFree(cmd *C.ghost_cmd_t) {
+	id := int64(cmd.arg[0])
+	iw, ok := ghostWindows[id]
+	if !ok {
+		self.log.errorf("ghost: MPI_Win_free of unknown window %x", id)
+		abortWorld(1)
+	}
+	delete(ghostWindows, id)
+	if rc := iw.free(); rc != C.MPI_SUCCESS {
+		self.log.errorf("ghost: window %x: freeing internal windows failed (MPI error %d)", id, int(rc))
+	}
+}
+
+// buildInternal is collective over the window's users and their nodes'
+// ghosts: it creates the internal communicator, the node segment and the
+// internal windows. Ghosts pass bytes 0.
+func buildInternal(id int64, plan *redirect.WindowPlan, users []int, bytes int64, dispUnit int,
+	epochs redirect.Epochs) (*internalWin, C.int) {
+	iw := &internalWin{id: id, plan: plan, users: users}
+	var rc C.int
+	if iw.comm, rc = commCreateGroup(self.worldDup, plan.Members, int(id>>32)%32768); rc != C.MPI_SUCCESS {
+		return nil, rc
+	}
+	var nodeBase unsafe.Pointer
+	var nodeBytes C.MPI_Aint
+	rounded := redirect.RoundSegment(bytes)
+	if rc = C.ghost_segment_alloc(iw.comm, C.MPI_Aint(rounded), &iw.shm, &iw.base, &nodeBase, &nodeBytes); rc != C.MPI_SUCCESS {
+		return nil, rc
+	}
+	// Everyone learns where every user's segment lies in its node segment.
+	mine := [3]C.int64_t{0, C.int64_t(bytes), C.int64_t(dispUnit)}
+	if bytes > 0 {
+		mine[0] = C.int64_t(uintptr(iw.base) - uintptr(nodeBase))
+	}
+	all := make([]C.int64_t, 3*len(plan.Members))
+	C.PMPI_Allgather(unsafe.Pointer(&mine[0]), 3, C.MPI_INT64_T, unsafe.Pointer(&all[0]), 3, C.MPI_INT64_T, iw.comm)
+	iw.members = make([]segment, len(plan.Members))
+	for i := range iw.members {
+		iw.members[i] = segment{offset: int64(all[3*i]), size: int64(all[3*i+1]), dispUnit: int(all[3*i+2])}
+	}
+	// A ghost exposes its whole node segment; a user exposes its own.
+	exposeBase, exposeBytes := iw.base, C.MPI_Aint(bytes)
+	if self.layout.IsGhost(self.worldRank) {
+		exposeBase, exposeBytes = nodeBase, nodeBytes
+	}
+	if rc = C.ghost_internal_win(exposeBase, exposeBytes, iw.comm, &iw.global); rc != C.MPI_SUCCESS {
+		return nil, rc
+	}
+	if epochs&redirect.EpochLock != 0 {
+		iw.locks = make([]C.MPI_Win, plan.Slots)
+		for i := range iw.locks {
+			if rc = C.ghost_internal_win(exposeBase, exposeBytes, iw.comm, &iw.locks[i]); rc != C.MPI_SUCCESS {
+				return nil, rc
+			}
+		}
+	}
+	return iw, C.MPI_SUCCESS
+}
+
+// free releases the internal objects, in the same order on every member.
+func (iw *internalWin) free() C.int {
+	rc := C.int(C.MPI_SUCCESS)
+	keep := func(r C.int) {
+		if rc == C.MPI_SUCCESS {
+			rc = r
+		}
+	}
+	for i := range iw.locks {
+		keep(C.ghost_free_internal_win(&iw.locks[i]))
+	}
+	keep(C.ghost_free_internal_win(&iw.global))
+	keep(C.ghost_free_internal_win(&iw.shm))
+	keep(C.PMPI_Comm_free(&iw.comm))
+	return rc
+}
+
+// infoGet reads one info key.
+func infoGet(info C.MPI_Info, key string) (string, bool) {
+	ckey := C.CString(key)
+	defer C.free(unsafe.Pointer(ckey))
+	var buf [256]C.char
+	var flag C.int
+	if C.ghost_info_get(info, ckey, &buf[0], C.int(len(buf)), &flag) != C.MPI_SUCCESS || flag == 0 {
+		return "", false
+	}
+	return C.GoString(&buf[0]), true
+}
+
+func commCreateGroup(parent C.MPI_Comm, worldRanks []int, tag int) (C.MPI_Comm, C.int) {
+	var all, sub C.MPI_Group
+	C.PMPI_Comm_group(parent, &all)
+	ranks := make([]C.int, len(worldRanks))
+	for i, r := range worldRanks {
+		ranks[i] = C.int(r)
+	}
+	C.PMPI_Group_incl(all, C.int(len(ranks)), &ranks[0], &sub)
+	var out C.MPI_Comm
+	rc := C.PMPI_Comm_create_group(parent, sub, C.int(tag), &out)
+	C.PMPI_Group_free(&sub)
+	C.PMPI_Group_free(&all)
+	if rc == C.MPI_SUCCESS && out == C.MPI_Comm(C.GHOST_COMM_NULL) {
+		return out, C.MPI_ERR_COMM
+	}
+	return out, rc
+}
