@@ -1,0 +1,43 @@
+package test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Asynchronous progress as a functional test, not a timed one: the target
+// spins outside MPI watching its window memory while the origin does lock,
+// one operation, unlock. Under Ghost the value must arrive while the target
+// is still outside MPI (within a generous 10 s); under plain MPICH it must
+// not, which is the baseline Ghost exists to fix.
+func TestAsyncProgress(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "async_progress.c")
+	for _, op := range []string{"acc", "put"} {
+		for _, cfg := range []struct {
+			name   string
+			ghosts int
+			hosts  string
+			users  int
+		}{
+			{"g1", 1, "", 2},
+			{"g2", 2, "", 2},
+			{"g1_2nodes", 1, "nodeA:2,nodeB:2", 2},
+		} {
+			t.Run(fmt.Sprintf("%s_%s", op, cfg.name), func(t *testing.T) {
+				r := ghostRun(t, job{users: cfg.users, ghosts: cfg.ghosts, hosts: cfg.hosts, args: []string{bin, op, "10"}})
+				if r.code != 0 || !strings.Contains(r.stdout, "target: arrived_outside_mpi=1") ||
+					!strings.Contains(r.stdout, "target: final value 42") {
+					t.Fatalf("the value did not arrive while the target computed:\n%s", r)
+				}
+			})
+		}
+		t.Run(op+"_plain_baseline", func(t *testing.T) {
+			r := mpiexecRun(t, job{args: []string{bin, op, "2"}}, 2, false)
+			if r.code != 0 || !strings.Contains(r.stdout, "target: arrived_outside_mpi=0") {
+				t.Fatalf("plain MPICH completed the operation without the target: the baseline changed:\n%s", r)
+			}
+		})
+	}
+}
