@@ -39,6 +39,68 @@ static int valid_target(ghost_win_t *w, int rank)
     return rank >= 0 && rank < w->nusers;
 }
 
+/* The ghosts of t that hold this origin's operations: all of them when
+ * PUT/GET may be spread, else only the bound one. */
+static inline int spreads(const ghost_target_t *t)
+{
+    return ghost_load_policy != GHOST_LOAD_STATIC && t->nghosts > 1;
+}
+
+/* Takes the extra locks that let PUT/GET spread over t's node: shared and
+ * NOCHECK on the other ghosts, because the bound ghost's lock, granted
+ * first, already gives the exclusion. */
+static int lock_others(ghost_target_t *t, MPI_Win iw)
+{
+    int rc = MPI_SUCCESS;
+    if (spreads(t))
+        for (int i = 0; i < t->nghosts && rc == MPI_SUCCESS; i++)
+            if (t->ghosts[i] != t->bound)
+                rc = GHOST_REAL(MPI_Win_lock)(MPI_LOCK_SHARED, t->ghosts[i], MPI_MODE_NOCHECK, iw);
+    return rc;
+}
+
+static int unlock_all_ghosts(ghost_target_t *t, MPI_Win iw)
+{
+    int rc = GHOST_REAL(MPI_Win_unlock)(t->bound, iw);
+    if (spreads(t))
+        for (int i = 0; i < t->nghosts; i++)
+            if (t->ghosts[i] != t->bound) {
+                int rc2 = GHOST_REAL(MPI_Win_unlock)(t->ghosts[i], iw);
+                if (rc == MPI_SUCCESS)
+                    rc = rc2;
+            }
+    return rc;
+}
+
+/* Flushes t's operations on iw, wherever they went. A completed flush also
+ * proves the bound ghost's lock granted. */
+static int flush_target(ghost_target_t *t, MPI_Win iw, int (*flush)(int, MPI_Win))
+{
+    int rc = flush(t->bound, iw);
+    if (spreads(t))
+        for (int i = 0; i < t->nghosts && rc == MPI_SUCCESS; i++)
+            if (t->ghosts[i] != t->bound)
+                rc = flush(t->ghosts[i], iw);
+    if (rc == MPI_SUCCESS)
+        __atomic_store_n(&t->granted, 1, __ATOMIC_RELEASE);
+    return rc;
+}
+
+/* After locking itself, a process may load and store its own segment, so
+ * the lock must really be held when MPI_Win_lock returns; MPICH may take
+ * locks lazily, at the first operation. A 1-byte get flushed at once forces
+ * it. */
+static int force_self_lock(ghost_win_t *w, ghost_target_t *t, MPI_Win iw)
+{
+    if (w->no_local_load_store || t->size == 0)
+        return MPI_SUCCESS;
+    char scratch;
+    int rc = GHOST_REAL(MPI_Get)(&scratch, 1, MPI_BYTE, t->bound, t->offset, 1, MPI_BYTE, iw);
+    if (rc == MPI_SUCCESS)
+        rc = flush_target(t, iw, GHOST_REAL(MPI_Win_flush));
+    return rc;
+}
+
 /* ---- passive target ----------------------------------------------------- */
 
 GHOST_DEFINE(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win), {
@@ -50,12 +112,19 @@ GHOST_DEFINE(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win), {
     if (!valid_target(w, rank))
         return ghost_win_error(w, MPI_ERR_RANK);
     int rc = require_lock_windows(w, "MPI_Win_lock");
+    if (rc != MPI_SUCCESS)
+        return ghost_win_error(w, rc);
     ghost_target_t *t = &w->t[rank];
+    MPI_Win iw = w->lwin[t->slot];
+    rc = GHOST_REAL(MPI_Win_lock)(lock_type, t->bound, assert, iw);
     if (rc == MPI_SUCCESS)
-        rc = GHOST_REAL(MPI_Win_lock)(lock_type, t->bound, assert, w->lwin[t->slot]);
+        rc = lock_others(t, iw);
     if (rc == MPI_SUCCESS) {
+        t->granted = (assert & MPI_MODE_NOCHECK) != 0;
         t->lock_type = lock_type;
         __atomic_add_fetch(&w->nlocked, 1, __ATOMIC_RELAXED);
+        if (rank == w->rank)
+            rc = force_self_lock(w, t, iw);
     }
     return ghost_win_error(w, rc);
 })
@@ -71,8 +140,9 @@ GHOST_DEFINE(MPI_Win_unlock, (int rank, MPI_Win win), {
     ghost_target_t *t = &w->t[rank];
     if (!t->lock_type || !w->lwin)
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
-    int rc = GHOST_REAL(MPI_Win_unlock)(t->bound, w->lwin[t->slot]);
+    int rc = unlock_all_ghosts(t, w->lwin[t->slot]);
     t->lock_type = 0;
+    t->granted = 0;
     __atomic_sub_fetch(&w->nlocked, 1, __ATOMIC_RELAXED);
     return ghost_win_error(w, rc);
 })
@@ -88,8 +158,13 @@ GHOST_DEFINE(MPI_Win_lock_all, (int assert, MPI_Win win), {
         return MPI_SUCCESS;
     }
     int rc = MPI_SUCCESS;
-    for (int r = 0; r < w->nusers && rc == MPI_SUCCESS; r++)
-        rc = GHOST_REAL(MPI_Win_lock)(MPI_LOCK_SHARED, w->t[r].bound, 0, w->lwin[w->t[r].slot]);
+    for (int r = 0; r < w->nusers && rc == MPI_SUCCESS; r++) {
+        ghost_target_t *t = &w->t[r];
+        rc = GHOST_REAL(MPI_Win_lock)(MPI_LOCK_SHARED, t->bound, 0, w->lwin[t->slot]);
+        if (rc == MPI_SUCCESS)
+            rc = lock_others(t, w->lwin[t->slot]);
+        t->granted = 0;
+    }
     w->lockall = GHOST_LOCKALL_LOCKS;
     return ghost_win_error(w, rc);
 })
@@ -102,7 +177,8 @@ GHOST_DEFINE(MPI_Win_unlock_all, (MPI_Win win), {
     switch (w->lockall) {
     case GHOST_LOCKALL_LOCKS:
         for (int r = 0; r < w->nusers; r++) {
-            int rc2 = GHOST_REAL(MPI_Win_unlock)(w->t[r].bound, w->lwin[w->t[r].slot]);
+            int rc2 = unlock_all_ghosts(&w->t[r], w->lwin[w->t[r].slot]);
+            w->t[r].granted = 0;
             if (rc == MPI_SUCCESS)
                 rc = rc2;
         }
@@ -146,7 +222,7 @@ static int flush_one(MPI_Win win, int rank, flush_fn real)
     MPI_Win iw;
     int rc = epoch_window(w, rank, &iw);
     if (rc == MPI_SUCCESS)
-        rc = real(w->t[rank].bound, iw);
+        rc = flush_target(&w->t[rank], iw, real);
     return ghost_win_error(w, rc);
 }
 
@@ -161,10 +237,12 @@ static int flush_every(MPI_Win win, flush_fn one, flush_all_fn all)
     if (w->lockall == GHOST_LOCKALL_LOCKS) {
         for (int i = 0; i < w->nlwin && rc == MPI_SUCCESS; i++)
             rc = all(w->lwin[i]);
+        for (int r = 0; r < w->nusers && rc == MPI_SUCCESS; r++)
+            __atomic_store_n(&w->t[r].granted, 1, __ATOMIC_RELEASE);
     } else if (__atomic_load_n(&w->nlocked, __ATOMIC_RELAXED) > 0) {
         for (int r = 0; r < w->nusers && rc == MPI_SUCCESS; r++)
             if (w->t[r].lock_type)
-                rc = one(w->t[r].bound, w->lwin[w->t[r].slot]);
+                rc = flush_target(&w->t[r], w->lwin[w->t[r].slot], one);
     }
     if (rc == MPI_SUCCESS && (w->lockall == GHOST_LOCKALL_NOCHECK || w->fence_open || w->access_open))
         rc = all(w->gwin);

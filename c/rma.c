@@ -11,6 +11,8 @@
  */
 #include "win.h"
 
+#include <stdlib.h>
+
 /* Picks the internal window for an operation to target t in the current
  * epoch, or says there is no epoch. */
 static inline int route(ghost_win_t *w, int t, MPI_Win *iw)
@@ -47,28 +49,84 @@ static inline int translate(ghost_win_t *w, int *rank, MPI_Aint *disp, MPI_Win *
     return MPI_SUCCESS;
 }
 
+int ghost_load_policy = GHOST_LOAD_STATIC;
+
+/* Whether PUT/GET to t may go to any ghost of its node: only when the
+ * policy says so and every ghost is already in t's epoch, which for a lock
+ * epoch means the bound ghost's lock is known granted (the others are held
+ * with NOCHECK under it). Accumulates never spread. */
+static inline int may_spread(ghost_win_t *w, const ghost_target_t *t)
+{
+    if (ghost_load_policy == GHOST_LOAD_STATIC || t->nghosts < 2)
+        return 0;
+    if (t->lock_type || w->lockall == GHOST_LOCKALL_LOCKS)
+        return __atomic_load_n(&t->granted, __ATOMIC_ACQUIRE);
+    return 1; /* the global window: every ghost is under lock_all(NOCHECK) */
+}
+
+static inline int pick_ghost(ghost_target_t *t, MPI_Aint bytes)
+{
+    static __thread unsigned seed = 0x9e3779b9u;
+    int i = 0;
+    switch (ghost_load_policy) {
+    case GHOST_LOAD_RANDOM:
+        i = rand_r(&seed) % t->nghosts;
+        break;
+    case GHOST_LOAD_OP:
+        i = __atomic_fetch_add(&t->next, 1, __ATOMIC_RELAXED) % t->nghosts;
+        break;
+    case GHOST_LOAD_BYTE:
+        for (int g = 1; g < t->nghosts; g++)
+            if (t->bytes[g] < t->bytes[i])
+                i = g;
+        __atomic_add_fetch(&t->bytes[i], (uint64_t)bytes, __ATOMIC_RELAXED);
+        break;
+    }
+    return t->ghosts[i];
+}
+
+/* translate for PUT and GET, which may be balanced over the node's ghosts. */
+static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MPI_Win *iw,
+                                   MPI_Aint count, MPI_Datatype type)
+{
+    int target = *rank;
+    int rc = translate(w, rank, disp, iw);
+    if (rc != MPI_SUCCESS || target == MPI_PROC_NULL || !may_spread(w, &w->t[target]))
+        return rc;
+    MPI_Aint bytes = 0;
+    if (ghost_load_policy == GHOST_LOAD_BYTE) {
+        int size;
+        PMPI_Type_size(type, &size);
+        bytes = count * size;
+    }
+    *rank = pick_ghost(&w->t[target], bytes);
+    return MPI_SUCCESS;
+}
+
 /* The shape shared by every operation: look the window up, forward if it is
  * not ours, translate, call MPICH on the internal window, and raise errors
  * on the application's window. */
-#define REDIRECT(fn, win, rank, disp, ...)                                   \
+#define REDIRECT(fn, win, rank, disp, ...) REDIRECT_WITH(translate(w_, &rank, &disp, &iw_), fn, win, __VA_ARGS__)
+#define REDIRECT_WITH(translation, fn, win, ...)                             \
     do {                                                                     \
         ghost_win_t *w_ = ghost_redirected(win);                               \
         if (!w_)                                                             \
             return GHOST_REAL(fn)(__VA_ARGS__, win);                         \
         MPI_Win iw_;                                                         \
-        int rc_ = translate(w_, &rank, &disp, &iw_);                         \
+        int rc_ = translation;                                               \
         if (rc_ == MPI_SUCCESS)                                              \
             rc_ = GHOST_REAL(fn)(__VA_ARGS__, iw_);                          \
         return ghost_win_error(w_, rc_);                                     \
     } while (0)
 
-#define REDIRECT_REQ(fn, win, req, rank, disp, ...)                          \
+#define REDIRECT_REQ(fn, win, req, rank, disp, ...) REDIRECT_REQ_WITH(translate(w_, &rank, &disp, &iw_), fn, win, req, __VA_ARGS__)
+#define REDIRECT_REQ_WITH(translation, fn, win, req, ...)                    \
     do {                                                                     \
         ghost_win_t *w_ = ghost_redirected(win);                               \
         if (!w_)                                                             \
             return GHOST_REAL(fn)(__VA_ARGS__, win, req);                    \
         MPI_Win iw_;                                                         \
-        int rc_ = translate(w_, &rank, &disp, &iw_);                         \
+        int rc_ = translation;                                               \
         if (rc_ == MPI_SUCCESS)                                              \
             rc_ = GHOST_REAL(fn)(__VA_ARGS__, iw_, req);                     \
         return ghost_win_error(w_, rc_);                                     \
@@ -80,9 +138,10 @@ static inline int translate(ghost_win_t *w, int *rank, MPI_Aint *disp, MPI_Win *
                   int target_rank, MPI_Aint target_disp, count_t target_count,               \
                   MPI_Datatype target_datatype, MPI_Win win),                                \
                  {                                                                           \
-                     REDIRECT(name, win, target_rank, target_disp, origin_addr, origin_count, \
-                              origin_datatype, target_rank, target_disp, target_count,       \
-                              target_datatype);                                              \
+                     REDIRECT_WITH(translate_spread(w_, &target_rank, &target_disp, &iw_,   \
+                                                    origin_count, origin_datatype),          \
+                                   name, win, origin_addr, origin_count, origin_datatype,     \
+                                   target_rank, target_disp, target_count, target_datatype);  \
                  })
 
 #define RPUT_LIKE(name, addr_t, count_t)                                                     \
@@ -91,9 +150,11 @@ static inline int translate(ghost_win_t *w, int *rank, MPI_Aint *disp, MPI_Win *
                   int target_rank, MPI_Aint target_disp, count_t target_count,               \
                   MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request),          \
                  {                                                                           \
-                     REDIRECT_REQ(name, win, request, target_rank, target_disp, origin_addr, \
-                                  origin_count, origin_datatype, target_rank, target_disp,   \
-                                  target_count, target_datatype);                            \
+                     REDIRECT_REQ_WITH(translate_spread(w_, &target_rank, &target_disp,     \
+                                                        &iw_, origin_count, origin_datatype), \
+                                       name, win, request, origin_addr, origin_count,         \
+                                       origin_datatype, target_rank, target_disp,             \
+                                       target_count, target_datatype);                        \
                  })
 
 #define ACC_LIKE(name, count_t)                                                              \

@@ -36,13 +36,27 @@ enum {
 /* One target of the window, as seen from this origin. Ranks are ranks of
  * the internal communicator (users plus their nodes' ghosts). */
 typedef struct {
-    int bound;                 /* ghost serving every operation to it */
+    int bound;                 /* ghost serving every accumulate-type operation to it */
+    int nghosts;               /* all ghosts of its node, bound included */
+    int ghosts[GHOST_MAX_NG];
     int slot;                  /* lock window: index among its node's users */
     MPI_Aint offset;           /* its segment in its node's shared segment */
     MPI_Aint size;
     int disp_unit;
     int lock_type;             /* this origin's lock on it: 0 or MPI_LOCK_* */
+    int granted;               /* that lock is known acquired: PUT/GET may spread */
+    unsigned next;             /* GHOST_LOAD=op: round-robin position */
+    uint64_t bytes[GHOST_MAX_NG]; /* GHOST_LOAD=byte: bytes sent to each ghost */
 } ghost_target_t;
+
+/* GHOST_LOAD: how PUT/GET spread over a node's ghosts (config.LoadPolicy). */
+enum {
+    GHOST_LOAD_STATIC = 0,
+    GHOST_LOAD_RANDOM,
+    GHOST_LOAD_OP,
+    GHOST_LOAD_BYTE,
+};
+extern int ghost_load_policy;
 
 typedef struct ghost_win {
     MPI_Win user;      /* the handle the application holds */

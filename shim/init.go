@@ -1,10 +1,11 @@
 package main
 
-// #include "ghost.h"
+// #include "win.h"
 import "C"
 
 import (
 	"os"
+	"slices"
 	"time"
 
 	"github.com/ghost-mpi/ghost/internal/config"
@@ -37,6 +38,7 @@ func ghostAfterInit(provided C.int) C.int {
 	self = job{cfg: cfg, worldRank: commRank(world), started: time.Now()}
 	self.log = &logger{level: cfg.Verbose}
 	C.ghost_prof_enabled = boolInt(cfg.Profile)
+	C.ghost_load_policy = C.int(slices.Index(config.LoadPolicies, cfg.Load))
 
 	// Every process reads the same variables; one warning per job is enough.
 	var errs []string

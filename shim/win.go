@@ -114,13 +114,18 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 		seg := iw.members[iw.internalRank(world)]
 		ghosts := self.layout.Nodes[plan.Node[r]].Ghosts
 		bound := ghosts[redirect.BoundGhost(plan.Slot[r], len(ghosts))]
-		targets[r] = C.ghost_target_t{
+		t := C.ghost_target_t{
 			bound:     C.int(iw.internalRank(bound)),
+			nghosts:   C.int(len(ghosts)),
 			slot:      C.int(plan.Slot[r]),
 			offset:    C.MPI_Aint(seg.offset),
 			size:      C.MPI_Aint(seg.size),
 			disp_unit: C.int(seg.dispUnit),
 		}
+		for i, g := range ghosts {
+			t.ghosts[i] = C.int(iw.internalRank(g))
+		}
+		targets[r] = t
 	}
 	// The application's handle: a window over its own segment and
 	// communicator, so that group, attributes, name, info and errhandler

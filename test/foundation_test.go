@@ -113,7 +113,7 @@ func TestBadConfiguration(t *testing.T) {
 		env   []string
 		want  []string // substrings of the one error line
 	}{
-		{"not an integer", 3, []string{"GHOST_NG=abc"}, []string{`GHOST_NG="abc" is not valid`, "non-negative integer"}},
+		{"not an integer", 3, []string{"GHOST_NG=abc"}, []string{`GHOST_NG="abc" is not valid`, "an integer from 0 to 8"}},
 		{"negative", 3, []string{"GHOST_NG=-1"}, []string{`GHOST_NG="-1" is not valid`}},
 		{"casper alias", 3, []string{"CSP_NG=x"}, []string{`CSP_NG="x" is not valid`}},
 		{"no user left", 2, []string{"GHOST_NG=2"}, []string{"GHOST_NG=2 leaves no user process on node 0", "accepted values are 0 to 1"}},

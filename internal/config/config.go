@@ -20,6 +20,24 @@ const (
 	WaitAdaptive WaitMode = "adaptive"
 )
 
+// LoadPolicy is how PUT/GET spread over a node's ghosts (GHOST_LOAD).
+// Accumulate-type operations always go to the target's bound ghost.
+type LoadPolicy string
+
+const (
+	LoadStatic LoadPolicy = "static" // everything to the bound ghost
+	LoadRandom LoadPolicy = "random"
+	LoadOp     LoadPolicy = "op"   // round robin by operation count
+	LoadByte   LoadPolicy = "byte" // to the ghost that was sent the fewest bytes
+)
+
+// LoadPolicies lists the policies in the order the C data plane numbers
+// them (GHOST_LOAD_* in c/win.h).
+var LoadPolicies = []LoadPolicy{LoadStatic, LoadRandom, LoadOp, LoadByte}
+
+// MaxNG is the most ghosts per node (GHOST_MAX_NG in c/win.h).
+const MaxNG = 8
+
 // Level is the verbosity of Ghost's own messages (GHOST_VERBOSE).
 type Level int
 
@@ -41,15 +59,16 @@ func (l Level) String() string {
 
 // Config is the runtime configuration of one process.
 type Config struct {
-	NG      int      // ghosts per node; 0 means pure pass-through
-	Wait    WaitMode // idle policy of the ghost server loop
-	Verbose Level    // messages at or above this level are printed
-	Profile bool     // time every wrapped MPI call
+	NG      int        // ghosts per node; 0 means pure pass-through
+	Wait    WaitMode   // idle policy of the ghost server loop
+	Load    LoadPolicy // how PUT/GET spread over several ghosts
+	Verbose Level      // messages at or above this level are printed
+	Profile bool       // time every wrapped MPI call
 }
 
 // Default is the configuration with no GHOST_* variable set.
 func Default() Config {
-	return Config{NG: 1, Wait: WaitAdaptive, Verbose: LevelWarn}
+	return Config{NG: 1, Wait: WaitAdaptive, Load: LoadStatic, Verbose: LevelWarn}
 }
 
 // Severity says whether a Problem stops the job.
@@ -85,11 +104,11 @@ type Var struct {
 var Vars = []Var{
 	{
 		Name: "GHOST_NG", Aliases: []string{"CSP_NG"},
-		Accepted: "a non-negative integer smaller than the processes on every node", Default: "1",
+		Accepted: "an integer from 0 to 8, smaller than the processes on every node", Default: "1",
 		Doc: "Ghost processes per node. 0 turns Ghost into a pure pass-through.",
 		set: func(c *Config, v string) bool {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil || n < 0 {
+			if err != nil || n < 0 || n > MaxNG {
 				return false
 			}
 			c.NG = n
@@ -104,6 +123,20 @@ var Vars = []Var{
 			case WaitSpin, WaitYield, WaitAdaptive:
 				c.Wait = m
 				return true
+			}
+			return false
+		},
+	},
+	{
+		Name: "GHOST_LOAD", Accepted: "static, random, op or byte", Default: "static",
+		Doc: "How PUT and GET spread over a node's ghosts when GHOST_NG >= 2, once the target's lock is known granted: static sends everything to the target's bound ghost, random picks one at random, op rotates per operation, byte picks the ghost sent the fewest bytes. Accumulate-type operations always use the bound ghost.",
+		set: func(c *Config, v string) bool {
+			p := LoadPolicy(strings.ToLower(strings.TrimSpace(v)))
+			for _, known := range LoadPolicies {
+				if p == known {
+					c.Load = p
+					return true
+				}
 			}
 			return false
 		},
