@@ -6,7 +6,6 @@
 
 #include <sched.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #define GHOST_CMD_TAG 1
 #define GHOST_PAYLOAD_TAG 2
@@ -56,12 +55,6 @@ void ghost_ctl_teardown(void)
 }
 
 void ghost_yield(void) { sched_yield(); }
-
-void ghost_nap_ns(int64_t ns)
-{
-    struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
-    nanosleep(&ts, NULL);
-}
 
 int64_t ghost_cpu_ns(void)
 {

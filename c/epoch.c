@@ -46,6 +46,23 @@ static inline int spreads(const ghost_target_t *t)
     return ghost_load_policy != GHOST_LOAD_STATIC && t->nghosts > 1;
 }
 
+/* Wakes every ghost that holds or will hold this origin's operations to t. */
+static void wake_target(const ghost_target_t *t)
+{
+    if (spreads(t)) {
+        for (int i = 0; i < t->nghosts; i++)
+            ghost_wake(t, i);
+    } else {
+        ghost_wake(t, t->bound_idx);
+    }
+}
+
+static void wake_all(ghost_win_t *w)
+{
+    for (int r = 0; r < w->nusers; r++)
+        wake_target(&w->t[r]);
+}
+
 /* Takes the extra locks that let PUT/GET spread over t's node: shared and
  * NOCHECK on the other ghosts, because the bound ghost's lock, granted
  * first, already gives the exclusion. */
@@ -116,6 +133,7 @@ GHOST_DEFINE(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win), {
         return ghost_win_error(w, rc);
     ghost_target_t *t = &w->t[rank];
     MPI_Win iw = w->lwin[t->slot];
+    wake_target(t);
     rc = GHOST_REAL(MPI_Win_lock)(lock_type, t->bound, assert, iw);
     if (rc == MPI_SUCCESS)
         rc = lock_others(t, iw);
@@ -140,6 +158,7 @@ GHOST_DEFINE(MPI_Win_unlock, (int rank, MPI_Win win), {
     ghost_target_t *t = &w->t[rank];
     if (!t->lock_type || !w->lwin)
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
+    wake_target(t);
     int rc = unlock_all_ghosts(t, w->lwin[t->slot]);
     t->lock_type = 0;
     t->granted = 0;
@@ -158,6 +177,7 @@ GHOST_DEFINE(MPI_Win_lock_all, (int assert, MPI_Win win), {
         return MPI_SUCCESS;
     }
     int rc = MPI_SUCCESS;
+    wake_all(w);
     for (int r = 0; r < w->nusers && rc == MPI_SUCCESS; r++) {
         ghost_target_t *t = &w->t[r];
         rc = GHOST_REAL(MPI_Win_lock)(MPI_LOCK_SHARED, t->bound, 0, w->lwin[t->slot]);
@@ -174,6 +194,7 @@ GHOST_DEFINE(MPI_Win_unlock_all, (MPI_Win win), {
     if (!w)
         return GHOST_REAL(MPI_Win_unlock_all)(win);
     int rc = MPI_SUCCESS;
+    wake_all(w);
     switch (w->lockall) {
     case GHOST_LOCKALL_LOCKS:
         for (int r = 0; r < w->nusers; r++) {
@@ -221,6 +242,7 @@ static int flush_one(MPI_Win win, int rank, flush_fn real)
         return ghost_win_error(w, MPI_ERR_RANK);
     MPI_Win iw;
     int rc = epoch_window(w, rank, &iw);
+    wake_target(&w->t[rank]);
     if (rc == MPI_SUCCESS)
         rc = flush_target(&w->t[rank], iw, real);
     return ghost_win_error(w, rc);
@@ -234,6 +256,7 @@ static int flush_every(MPI_Win win, flush_fn one, flush_all_fn all)
     if (!w)
         return all(win);
     int rc = MPI_SUCCESS;
+    wake_all(w);
     if (w->lockall == GHOST_LOCKALL_LOCKS) {
         for (int i = 0; i < w->nlwin && rc == MPI_SUCCESS; i++)
             rc = all(w->lwin[i]);
@@ -282,6 +305,7 @@ GHOST_DEFINE(MPI_Win_fence, (int assert, MPI_Win win), {
     if (!w)
         return GHOST_REAL(MPI_Win_fence)(assert, win);
     int rc = MPI_SUCCESS;
+    wake_all(w);
     /* Complete this origin's operations of the epoch that ends here. */
     if (!(assert & MPI_MODE_NOPRECEDE))
         rc = GHOST_REAL(MPI_Win_flush_all)(w->gwin);
@@ -346,6 +370,8 @@ GHOST_DEFINE(MPI_Win_start, (MPI_Group group, int assert, MPI_Win win), {
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
     int n;
     int rc = group_ranks(w, group, w->access, &n);
+    for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
+        wake_target(&w->t[w->access[i]]);
     for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
         if (!(assert & MPI_MODE_NOCHECK))
             rc = GHOST_REAL(MPI_Recv)(NULL, 0, MPI_BYTE, w->access[i], TAG_POST, w->pscw,

@@ -83,7 +83,6 @@ void ghost_ctl_teardown(void);
 /* ---- ghost idling ------------------------------------------------------- */
 
 void ghost_yield(void);
-void ghost_nap_ns(int64_t ns);
 /* CPU time (user+system) this process has used, in nanoseconds. */
 int64_t ghost_cpu_ns(void);
 

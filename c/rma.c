@@ -46,6 +46,8 @@ static inline int translate(ghost_win_t *w, int *rank, MPI_Aint *disp, MPI_Win *
     const ghost_target_t *t = &w->t[*rank];
     *disp = t->offset + *disp * t->disp_unit;
     *rank = t->bound;
+    if (t->ghost_local[t->bound_idx] >= 0)
+        ghost_ring(t->ghost_local[t->bound_idx]);
     return MPI_SUCCESS;
 }
 
@@ -64,6 +66,7 @@ static inline int may_spread(ghost_win_t *w, const ghost_target_t *t)
     return 1; /* the global window: every ghost is under lock_all(NOCHECK) */
 }
 
+/* Returns the index, in t->ghosts, of the ghost for one PUT/GET. */
 static inline int pick_ghost(ghost_target_t *t, MPI_Aint bytes)
 {
     static __thread unsigned seed = 0x9e3779b9u;
@@ -82,7 +85,7 @@ static inline int pick_ghost(ghost_target_t *t, MPI_Aint bytes)
         __atomic_add_fetch(&t->bytes[i], (uint64_t)bytes, __ATOMIC_RELAXED);
         break;
     }
-    return t->ghosts[i];
+    return i;
 }
 
 /* translate for PUT and GET, which may be balanced over the node's ghosts. */
@@ -99,7 +102,11 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
         PMPI_Type_size(type, &size);
         bytes = count * size;
     }
-    *rank = pick_ghost(&w->t[target], bytes);
+    ghost_target_t *t = &w->t[target];
+    int i = pick_ghost(t, bytes);
+    *rank = t->ghosts[i];
+    if (t->ghost_local[i] >= 0)
+        ghost_ring(t->ghost_local[i]);
     return MPI_SUCCESS;
 }
 

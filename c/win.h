@@ -7,6 +7,7 @@
 #ifndef GHOST_WIN_H_INCLUDED
 #define GHOST_WIN_H_INCLUDED
 
+#include "doorbell.h"
 #include "ghost.h"
 
 #include <stddef.h>
@@ -15,8 +16,6 @@
 #define GHOST_DEFINE(name, params, ...)                                      \
     int P##name params __VA_ARGS__                                           \
     int name params __attribute__((alias("P" #name)));
-
-#define GHOST_MAX_NG 8
 
 /* Epoch kinds of the epochs_used hint (same bits as redirect.Epochs). */
 enum {
@@ -37,8 +36,11 @@ enum {
  * the internal communicator (users plus their nodes' ghosts). */
 typedef struct {
     int bound;                 /* ghost serving every accumulate-type operation to it */
+    int bound_idx;             /* its index in ghosts[] */
     int nghosts;               /* all ghosts of its node, bound included */
     int ghosts[GHOST_MAX_NG];
+    int ghost_local[GHOST_MAX_NG]; /* index of that ghost on this node, -1 if on another */
+    int ghost_world[GHOST_MAX_NG]; /* its world rank, for wake messages */
     int slot;                  /* lock window: index among its node's users */
     MPI_Aint offset;           /* its segment in its node's shared segment */
     MPI_Aint size;
@@ -87,6 +89,16 @@ typedef struct ghost_win {
     int *exposure;     /* PSCW: ranks of the post group still to complete */
     int nexposure;
 } ghost_win_t;
+
+/* Makes sure the ghost at index i of t's node is awake: a doorbell for a
+ * ghost of this node, a rate-limited message for one of another node. */
+static inline void ghost_wake(const ghost_target_t *t, int i)
+{
+    if (t->ghost_local[i] >= 0)
+        ghost_ring(t->ghost_local[i]);
+    else
+        ghost_wake_remote(t->ghost_world[i]);
+}
 
 /* Allocation and registration (win.c). */
 ghost_win_t *ghost_win_new(int nusers, int nlwin);

@@ -2,6 +2,7 @@ package main
 
 // #include <stdlib.h>
 // #include "win.h"
+// #include "doorbell.h"
 import "C"
 
 import (
@@ -22,12 +23,17 @@ func serve(ghosts C.MPI_Comm) {
 	users := len(node.Users)
 	policy := wait.New(self.cfg.Wait)
 	cpu0 := C.ghost_cpu_ns()
-	commands, finalized, polls := 0, 0, 0
+	commands, finalized, polls, wakes := 0, 0, 0, 0
+	myIndex := l.LocalRank[self.worldRank] // ghosts are the lowest local ranks
 
 	for finalized < users {
 		var cmd C.ghost_cmd_t
 		var from C.int
 		polls++
+		if C.ghost_wake_poll() != 0 {
+			policy.Worked()
+			wakes++
+		}
 		if C.ghost_ctl_poll(&cmd, &from) != 0 {
 			policy.Worked()
 			commands++
@@ -48,17 +54,21 @@ func serve(ghosts C.MPI_Comm) {
 		case wait.Yield:
 			C.ghost_yield()
 		case wait.Sleep:
-			C.ghost_nap_ns(C.int64_t(a.Sleep))
+			if C.ghost_doze(C.int(myIndex), C.int64_t(a.Sleep)) != 0 {
+				policy.Worked()
+				wakes++
+			}
 		}
 	}
 
 	wall := time.Since(self.started)
 	cpu := time.Duration(C.ghost_cpu_ns() - cpu0)
-	self.log.infof("ghost %d of node %d (world rank %d): %d commands, %d polls; cpu %.1f ms over %.3f s wall (%.2f%% of a core); GHOST_WAIT=%s",
-		l.LocalRank[self.worldRank], l.NodeOf[self.worldRank], self.worldRank, commands, polls,
+	self.log.infof("ghost %d of node %d (world rank %d): %d commands, %d polls, %d wakes; cpu %.1f ms over %.3f s wall (%.2f%% of a core); GHOST_WAIT=%s",
+		l.LocalRank[self.worldRank], l.NodeOf[self.worldRank], self.worldRank, commands, polls, wakes,
 		cpu.Seconds()*1e3, wall.Seconds(), 100*cpu.Seconds()/wall.Seconds(), self.cfg.Wait)
 
 	C.ghost_ctl_teardown()
+	C.ghost_doorbell_teardown()
 	C.PMPI_Comm_free(&ghosts)
 	C.ghost_real_finalize()
 	C.exit(0)

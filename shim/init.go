@@ -97,6 +97,9 @@ func ghostAfterInit(provided C.int) C.int {
 	self.ctl = commDup(self.node)
 	self.worldDup = commDup(world)
 	C.ghost_ctl_setup(self.ctl)
+	if rc := C.ghost_doorbell_setup(self.node, C.int(layout.LocalRank[self.worldRank]), self.worldDup); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	C.ghost_total_ghosts = C.int(layout.TotalGhosts())
 
 	if isGhost {
@@ -132,6 +135,7 @@ func ghostBeforeFinalize() {
 	for _, g := range node.Ghosts {
 		C.ghost_ctl_send(C.int(self.layout.LocalRank[g]), &cmd)
 	}
+	C.ghost_doorbell_teardown() // collective with the ghosts, once they have every FINALIZE
 }
 
 func boolInt(b bool) C.int {

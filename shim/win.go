@@ -113,17 +113,25 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	for r, world := range users {
 		seg := iw.members[iw.internalRank(world)]
 		ghosts := self.layout.Nodes[plan.Node[r]].Ghosts
-		bound := ghosts[redirect.BoundGhost(plan.Slot[r], len(ghosts))]
+		boundIdx := redirect.BoundGhost(plan.Slot[r], len(ghosts))
+		bound := ghosts[boundIdx]
 		t := C.ghost_target_t{
 			bound:     C.int(iw.internalRank(bound)),
+			bound_idx: C.int(boundIdx),
 			nghosts:   C.int(len(ghosts)),
 			slot:      C.int(plan.Slot[r]),
 			offset:    C.MPI_Aint(seg.offset),
 			size:      C.MPI_Aint(seg.size),
 			disp_unit: C.int(seg.dispUnit),
 		}
+		myNode := self.layout.NodeOf[self.worldRank]
 		for i, g := range ghosts {
 			t.ghosts[i] = C.int(iw.internalRank(g))
+			t.ghost_world[i] = C.int(g)
+			t.ghost_local[i] = -1
+			if plan.Node[r] == myNode {
+				t.ghost_local[i] = C.int(self.layout.LocalRank[g])
+			}
 		}
 		targets[r] = t
 	}

@@ -182,7 +182,7 @@ func TestDryRun(t *testing.T) {
 	}
 }
 
-var ghostCPU = regexp.MustCompile(`ghost 0 of node (\d+) \(world rank \d+\): \d+ commands, \d+ polls; cpu ([0-9.]+) ms over ([0-9.]+) s wall \(([0-9.]+)% of a core\)`)
+var ghostCPU = regexp.MustCompile(`ghost 0 of node (\d+) \(world rank \d+\): \d+ commands, \d+ polls, \d+ wakes; cpu ([0-9.]+) ms over ([0-9.]+) s wall \(([0-9.]+)% of a core\)`)
 
 // An idle ghost must leave the cores to the users: while 2 users compute for
 // 3 s on this 2-core machine, the ghost's CPU time stays under 10% of a core.

@@ -1,0 +1,43 @@
+/* Waking sleeping ghosts: see doorbell.c. */
+#ifndef GHOST_DOORBELL_H_INCLUDED
+#define GHOST_DOORBELL_H_INCLUDED
+
+#include "ghost.h"
+
+#define GHOST_MAX_NG 8
+
+/* One per node, in shared memory. Each ghost's words sit on their own cache
+ * line so that origins reading one ghost's flag never share a line with
+ * another ghost's futex traffic. */
+typedef struct {
+    struct {
+        int sleeping;
+        uint32_t doorbell;
+        char pad[56];
+    } ghost[GHOST_MAX_NG];
+} ghost_node_ctl_t;
+
+extern ghost_node_ctl_t *ghost_node_ctl; /* NULL before setup and with GHOST_NG=0 */
+
+/* Collective over the node's processes (users and ghosts). */
+int ghost_doorbell_setup(MPI_Comm node, int local_rank, MPI_Comm world_dup);
+int ghost_doorbell_teardown(void);
+
+void ghost_ring_slow(int local_ghost);
+
+/* Origin side, on every redirected operation to a ghost of this node. */
+static inline void ghost_ring(int local_ghost)
+{
+    if (__builtin_expect(__atomic_load_n(&ghost_node_ctl->ghost[local_ghost].sleeping, __ATOMIC_RELAXED), 0))
+        ghost_ring_slow(local_ghost);
+}
+
+/* Origin side, from epoch calls, for a ghost on another node. */
+void ghost_wake_remote(int world_rank);
+
+/* Ghost side: sleep up to ns unless rung; returns 1 when woken by an origin. */
+int ghost_doze(int local_ghost, int64_t ns);
+/* Ghost side: 1 when a wake message from another node arrived. */
+int ghost_wake_poll(void);
+
+#endif
