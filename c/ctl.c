@@ -5,7 +5,9 @@
 #include "ghost.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #define GHOST_CMD_TAG 1
 #define GHOST_PAYLOAD_TAG 2
@@ -62,4 +64,16 @@ int64_t ghost_cpu_ns(void)
     getrusage(RUSAGE_SELF, &ru);
     return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
            (int64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+}
+
+int64_t ghost_rss_kb(void)
+{
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+            resident = 0;
+        fclose(f);
+    }
+    return (int64_t)resident * (sysconf(_SC_PAGESIZE) / 1024);
 }

@@ -85,6 +85,8 @@ void ghost_ctl_teardown(void);
 void ghost_yield(void);
 /* CPU time (user+system) this process has used, in nanoseconds. */
 int64_t ghost_cpu_ns(void);
+/* Resident set size of this process, in kB. */
+int64_t ghost_rss_kb(void);
 
 /* ---- errhandlers on the world ------------------------------------------- */
 

@@ -27,4 +27,5 @@ func (l *logger) errorf(format string, args ...any) {
 func (l *logger) warnf(format string, args ...any) {
 	l.printf(config.LevelWarn, "warning: "+format, args...)
 }
-func (l *logger) infof(format string, args ...any) { l.printf(config.LevelInfo, format, args...) }
+func (l *logger) infof(format string, args ...any)  { l.printf(config.LevelInfo, format, args...) }
+func (l *logger) debugf(format string, args ...any) { l.printf(config.LevelDebug, format, args...) }

@@ -227,6 +227,7 @@ func serveWinFree(cmd *C.ghost_cmd_t) {
 	if rc := iw.free(); rc != C.MPI_SUCCESS {
 		self.log.errorf("ghost: window %x: freeing internal windows failed (MPI error %d)", id, int(rc))
 	}
+	self.log.debugf("ghost at world rank %d: window %x freed; rss_kb %d", self.worldRank, id, int64(C.ghost_rss_kb()))
 }
 
 // buildInternal is collective over the window's users and their nodes'
