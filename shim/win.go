@@ -6,6 +6,8 @@ import "C"
 
 import (
 	"sort"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/ghost-mpi/ghost/redirect"
@@ -39,10 +41,14 @@ type userWin struct {
 	notifies bool // this user tells its node's ghosts about the window
 }
 
+// The registries are guarded for MPI_THREAD_MULTIPLE programs that create
+// windows from several threads; the lock is never held across an MPI call.
+// (A ghost serves one thread only, so ghostWindows needs no lock.)
 var (
-	userWindows  = map[C.MPI_Win]*userWin{}
-	ghostWindows = map[int64]*internalWin{}
-	windowSeq    int64
+	userWindowsMu sync.Mutex
+	userWindows   = map[C.MPI_Win]*userWin{}
+	ghostWindows  = map[int64]*internalWin{}
+	windowSeq     atomic.Int64
 )
 
 // internalRank maps a world rank to its rank in the window's communicator,
@@ -77,8 +83,7 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 		return C.MPI_ERR_COMM
 	}
 	// A job-wide id: the window's rank 0 numbers its own windows.
-	windowSeq++
-	id := int64(bcastInt(pscw, int(windowSeq), 0))<<32 | int64(users[0])
+	id := int64(bcastInt(pscw, int(windowSeq.Add(1)), 0))<<32 | int64(users[0])
 
 	notifies := leadsNode(plan, commRank(pscw))
 	if notifies {
@@ -150,7 +155,9 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 		self.log.errorf("MPI_Win_allocate: too many windows alive at once")
 		return C.MPI_ERR_NO_MEM
 	}
+	userWindowsMu.Lock()
 	userWindows[w.user] = &userWin{internal: iw, c: w, notifies: notifies}
+	userWindowsMu.Unlock()
 	*(*unsafe.Pointer)(baseptr) = iw.base
 	*win = w.user
 	return C.MPI_SUCCESS
@@ -160,8 +167,10 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 //
 //export ghostWinFree
 func ghostWinFree(win *C.MPI_Win) C.int {
+	userWindowsMu.Lock()
 	uw := userWindows[*win]
 	delete(userWindows, *win)
+	userWindowsMu.Unlock()
 	w := uw.c
 	C.ghost_win_unregister(w)
 	C.ghost_unlock_all(uw.internal.global)
