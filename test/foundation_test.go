@@ -39,6 +39,18 @@ func TestWorldExcludesGhosts(t *testing.T) {
 	}
 }
 
+// MPI_Init_thread at every thread level splits the world the same way.
+func TestInitThreadLevels(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "world.c")
+	for _, level := range []string{"single", "funneled", "serialized", "multiple"} {
+		t.Run(level, func(t *testing.T) {
+			r := ghostRun(t, job{users: 2, ghosts: 1, args: []string{bin, "2", "2", level}})
+			expectChecks(t, r, 2)
+		})
+	}
+}
+
 // GHOST_NG=0 is a pure pass-through: every process is a user rank and the
 // results equal a plain run's.
 func TestPassThrough(t *testing.T) {

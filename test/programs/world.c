@@ -1,6 +1,8 @@
 /* Everything the application can learn about MPI_COMM_WORLD must describe
  * the user ranks only. Run with N user ranks; argv[1] is N as the launcher
- * promised it, argv[2] the expected number of user ranks per node. */
+ * promised it, argv[2] the expected number of user ranks per node, and the
+ * optional argv[3] a thread level (single, funneled, serialized, multiple)
+ * to initialize with MPI_Init_thread instead of MPI_Init. */
 #include "check.h"
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +16,26 @@ static void user_handler(MPI_Comm *comm, int *code, ...)
     handler_code = *code;
 }
 
+static int thread_level(const char *name)
+{
+    if (strcmp(name, "funneled") == 0)
+        return MPI_THREAD_FUNNELED;
+    if (strcmp(name, "serialized") == 0)
+        return MPI_THREAD_SERIALIZED;
+    if (strcmp(name, "multiple") == 0)
+        return MPI_THREAD_MULTIPLE;
+    return MPI_THREAD_SINGLE;
+}
+
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    int required = -1, provided = -1;
+    if (argc > 3) {
+        required = thread_level(argv[3]);
+        MPI_Init_thread(&argc, &argv, required, &provided);
+    } else {
+        MPI_Init(&argc, &argv);
+    }
     int want_size = argc > 1 ? atoi(argv[1]) : -1;
     int want_per_node = argc > 2 ? atoi(argv[2]) : -1;
     int rank, size;
@@ -24,6 +43,11 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(size == want_size, "size %d, want %d", size, want_size);
     CHECK(rank >= 0 && rank < size, "rank %d", rank);
+    if (required >= 0) {
+        int queried;
+        MPI_Query_thread(&queried);
+        CHECK(provided >= required && queried == provided, "thread level %d, asked %d", provided, required);
+    }
 
     /* Ranks are distinct and dense: their sum and a gather in order. */
     int sum = -1;
