@@ -67,19 +67,22 @@ clean:
 	rm -rf $(BUILD)
 
 # Benchmarks (bench/): every configuration in one run, same user rank count.
-# Results: bench/results/<UTC time>-<host>.json (raw samples) and .md (table,
-# also printed). Smoke results are only a check that the suites work, so they
-# go under build/ and never next to real ones. BENCH_FLAGS adds driver flags,
-# e.g. BENCH_FLAGS='-rounds 10' or '-configs plain,ghost-ng1,ghost-ng1-prof'.
+# Results: bench/results/<UTC time>-<host>.json (raw samples), .md (targets
+# and tables, also printed) and .png (plots). Smoke results are only a check
+# that the suites work, so they go under build/ and never next to real ones.
+# BENCH_FLAGS adds driver flags, e.g. BENCH_FLAGS='-rounds 10',
+# '-suite progress,gcu' or '-configs plain,ghost-ng1,ghost-ng1-prof'.
+# -max-time keeps a whole run inside its budget on a busy machine: runs that
+# would start later are skipped and reported.
 BENCH_FLAGS ?=
 
 .PHONY: bench bench-smoke bench-intercept
 
 bench: all
-	$(GO) run ./bench -suite all $(BENCH_FLAGS)
+	$(GO) run ./bench -suite all -max-time 9m30s $(BENCH_FLAGS)
 
 bench-smoke: all
-	$(GO) run ./bench -suite all -smoke -out $(BUILD)/bench-smoke $(BENCH_FLAGS)
+	$(GO) run ./bench -suite all -smoke -max-time 3m -out $(BUILD)/bench-smoke $(BENCH_FLAGS)
 
 bench-intercept: all
 	$(GO) run ./bench -suite intercept $(BENCH_FLAGS)

@@ -1,8 +1,10 @@
 // Command bench runs Ghost's benchmark suites: each suite's C program is
 // built with mpicc and run under every configuration it compares (plain
-// MPICH, Ghost with and without ghost ranks, ...) in one run, with the same
-// number of user ranks. Results go to bench/results/<UTC time>-<host>.json
-// (raw samples and summaries) and a markdown table beside it, also printed.
+// MPICH, MPICH's progress thread, Ghost with redirection on and off, ...) in
+// one run, with the same number of user ranks. Results go to
+// bench/results/<UTC time>-<host>.json (raw samples and summaries), a
+// markdown summary beside it (also printed) with the targets judged,
+// and a PNG of plots.
 //
 //	go run ./bench                 # every suite
 //	go run ./bench -suite intercept -smoke
@@ -27,6 +29,7 @@ type options struct {
 	users    int
 	rounds   int
 	timeout  time.Duration
+	maxTime  time.Duration
 	build    string
 	programs string
 	out      string
@@ -40,21 +43,29 @@ func parseFlags() options {
 	flag.StringVar(&o.configs, "configs", "", "comma-separated configurations, overriding each suite's own list (the first is the baseline)")
 	flag.BoolVar(&o.smoke, "smoke", false, "short run that only proves the suites work")
 	flag.IntVar(&o.users, "n", 2, "user ranks in every configuration")
-	flag.IntVar(&o.rounds, "rounds", 0, "times each configuration runs, interleaved with the others (default 5, smoke 1)")
+	flag.IntVar(&o.rounds, "rounds", 0, "times each configuration runs, interleaved with the others (default: the suite's, 5 unless it says; smoke 1)")
 	flag.DurationVar(&o.timeout, "timeout", 60*time.Second, "limit for one run of a program")
+	flag.DurationVar(&o.maxTime, "max-time", 0, "limit for the whole driver run: runs that would start later are skipped and reported (0: none)")
 	flag.StringVar(&o.build, "build", "build", "directory holding libghost.so and the ghost CLI")
 	flag.StringVar(&o.programs, "programs", "bench/programs", "directory of the benchmark programs")
 	flag.StringVar(&o.out, "out", "bench/results", "directory for the results")
 	flag.StringVar(&o.mpicc, "mpicc", "mpicc", "MPI C compiler")
 	flag.StringVar(&o.mpiexec, "mpiexec", "mpiexec.hydra", "hydra's mpiexec, used by every configuration")
 	flag.Parse()
-	if o.rounds == 0 {
-		o.rounds = 5
-		if o.smoke {
-			o.rounds = 1
-		}
-	}
 	return o
+}
+
+// rounds is how many times each configuration of s runs.
+func (o options) roundsFor(s Suite) int {
+	switch {
+	case o.rounds > 0:
+		return o.rounds
+	case o.smoke:
+		return 1
+	case s.Rounds > 0:
+		return s.Rounds
+	}
+	return 5
 }
 
 func main() {
@@ -80,14 +91,20 @@ func run(o options) error {
 	defer os.RemoveAll(tmp)
 
 	report := Report{Started: time.Now().UTC(), Smoke: o.smoke, Env: captureEnvironment()}
+	deadline := time.Time{}
+	if o.maxTime > 0 {
+		deadline = report.Started.Add(o.maxTime)
+	}
 	for _, s := range selected {
-		res, err := runSuite(s, o, launch, env, tmp)
+		res, err := runSuite(s, o, launch, env, tmp, deadline)
 		if err != nil {
 			return fmt.Errorf("%s: %v", s.Name, err)
 		}
 		report.Suites = append(report.Suites, res)
 	}
 	report.Env.LoadAfter = loadAverage()
+	report.Seconds = time.Since(report.Started).Seconds()
+	report.Targets = evaluate(targets, report.Suites)
 
 	md := markdown(report)
 	fmt.Print(md)
@@ -95,7 +112,7 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "bench: wrote %s\n", strings.Join(paths, " and "))
+	fmt.Fprintf(os.Stderr, "bench: wrote %s\n", strings.Join(paths, ", "))
 	for _, s := range report.Suites {
 		if s.failed() {
 			return fmt.Errorf("%s: some runs failed (see the report)", s.Name)
@@ -132,8 +149,9 @@ func prepareLaunch(o options) (Launch, []string, error) {
 
 // runSuite builds the suite's program and runs it rounds times under each
 // configuration. Configurations alternate inside a round, so a burst of load
-// from other users of the box lands on all of them rather than on one.
-func runSuite(s Suite, o options, l Launch, env []string, tmp string) (SuiteResult, error) {
+// from other users of the box lands on all of them rather than on one. Runs
+// that would start after deadline (if set) are skipped and recorded so.
+func runSuite(s Suite, o options, l Launch, env []string, tmp string, deadline time.Time) (SuiteResult, error) {
 	names := s.Configs
 	if o.configs != "" {
 		names = strings.Split(o.configs, ",")
@@ -151,15 +169,21 @@ func runSuite(s Suite, o options, l Launch, env []string, tmp string) (SuiteResu
 		return SuiteResult{}, err
 	}
 	args := s.Args(o.smoke)
+	rounds := o.roundsFor(s)
 	res := SuiteResult{Name: s.Name, About: s.About, Program: s.Program, Args: args, Users: l.Users,
-		Rounds: o.rounds, Baseline: cfgs[0].Name, Budget: s.Budget}
+		Rounds: rounds, Baseline: cfgs[0].Name, Budget: s.Budget, Wide: s.Wide, LoadBefore: loadAverage()}
 	for _, c := range cfgs {
-		res.Configs = append(res.Configs, ConfigInfo{Name: c.Name, About: c.About})
+		res.Configs = append(res.Configs, ConfigInfo{Name: c.Name, About: c.About, ProgArgs: c.ProgArgs})
 	}
 	prog := append([]string{exe}, args...)
-	for round := 0; round < o.rounds; round++ {
+	started := time.Now()
+	for round := 0; round < rounds; round++ {
 		for _, c := range cfgs {
-			fmt.Fprintf(os.Stderr, "bench: %s: %s, round %d of %d\n", s.Name, c.Name, round+1, o.rounds)
+			if !deadline.IsZero() && time.Now().After(deadline) {
+				res.Runs = append(res.Runs, Run{Config: c.Name, Round: round, Error: "skipped: -max-time reached"})
+				continue
+			}
+			fmt.Fprintf(os.Stderr, "bench: %s: %s, round %d of %d\n", s.Name, c.Name, round+1, rounds)
 			run, samples := runOnce(c, l, prog, env, round, o.timeout)
 			if run.Error != "" {
 				fmt.Fprintf(os.Stderr, "bench: %s: %s failed: %s\n", s.Name, c.Name, run.Error)
@@ -168,6 +192,7 @@ func runSuite(s Suite, o options, l Launch, env []string, tmp string) (SuiteResu
 			res.Samples = append(res.Samples, samples...)
 		}
 	}
+	res.Seconds = time.Since(started).Seconds()
 	res.Stats = statsOf(res.Samples)
 	res.Deltas = compare(res.Stats, res.Baseline, s.Budget)
 	return res, nil

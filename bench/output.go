@@ -95,3 +95,13 @@ func (o programOutput) worldSize() int {
 	}
 	return int(v)
 }
+
+// wrongValues is the count of wrong values the program reported in its meta
+// line, and whether it reported one (programs that move no data do not).
+func (o programOutput) wrongValues() (int64, bool) {
+	v, ok := o.Meta["wrong_values"].(float64)
+	if !ok {
+		return 0, false
+	}
+	return int64(v), true
+}

@@ -56,3 +56,22 @@ func TestWorldSizeMissing(t *testing.T) {
 		t.Errorf("worldSize() = %d, want -1", got)
 	}
 }
+
+func TestWrongValues(t *testing.T) {
+	tests := []struct {
+		meta    map[string]any
+		want    int64
+		checked bool
+	}{
+		{map[string]any{"wrong_values": float64(0)}, 0, true},
+		{map[string]any{"wrong_values": float64(7)}, 7, true},
+		{map[string]any{}, 0, false},
+		{map[string]any{"wrong_values": "many"}, 0, false},
+	}
+	for _, tt := range tests {
+		got, checked := programOutput{Meta: tt.meta}.wrongValues()
+		if got != tt.want || checked != tt.checked {
+			t.Errorf("wrongValues(%v) = %d, %v; want %d, %v", tt.meta, got, checked, tt.want, tt.checked)
+		}
+	}
+}

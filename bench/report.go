@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,33 +12,41 @@ import (
 
 // Report is everything one driver run measured; it is written whole as JSON.
 type Report struct {
-	Started time.Time     `json:"started"`
-	Smoke   bool          `json:"smoke"`
-	Env     Environment   `json:"environment"`
-	Suites  []SuiteResult `json:"suites"`
+	Started time.Time      `json:"started"`
+	Seconds float64        `json:"seconds"`
+	Smoke   bool           `json:"smoke"`
+	Env     Environment    `json:"environment"`
+	Targets []TargetResult `json:"targets"`
+	Suites  []SuiteResult  `json:"suites"`
 }
 
 // SuiteResult holds one suite's raw samples and what was derived from them.
 type SuiteResult struct {
-	Name     string       `json:"name"`
-	About    string       `json:"about"`
-	Program  string       `json:"program"`
-	Args     []string     `json:"args"`
-	Users    int          `json:"users"`
-	Rounds   int          `json:"rounds"`
-	Baseline string       `json:"baseline"`
-	Budget   float64      `json:"budget,omitempty"`
-	Configs  []ConfigInfo `json:"configs"`
-	Runs     []Run        `json:"runs"`
-	Stats    []Stat       `json:"stats"`
-	Deltas   []Delta      `json:"deltas"`
-	Samples  []Sample     `json:"samples"`
+	Name     string   `json:"name"`
+	About    string   `json:"about"`
+	Program  string   `json:"program"`
+	Args     []string `json:"args"`
+	Users    int      `json:"users"`
+	Rounds   int      `json:"rounds"`
+	Baseline string   `json:"baseline"`
+	Budget   float64  `json:"budget,omitempty"`
+	Wide     bool     `json:"-"`
+	// LoadBefore is the load average when the suite started: on a shared
+	// box it says how far to trust the suite's numbers.
+	LoadBefore string       `json:"load_before"`
+	Seconds    float64      `json:"seconds"`
+	Configs    []ConfigInfo `json:"configs"`
+	Runs       []Run        `json:"runs"`
+	Stats      []Stat       `json:"stats"`
+	Deltas     []Delta      `json:"deltas"`
+	Samples    []Sample     `json:"samples"`
 }
 
 // ConfigInfo names a configuration in the report.
 type ConfigInfo struct {
-	Name  string `json:"name"`
-	About string `json:"about"`
+	Name     string   `json:"name"`
+	About    string   `json:"about"`
+	ProgArgs []string `json:"prog_args,omitempty"`
 }
 
 // failed reports whether any run of the suite failed.
@@ -71,9 +80,11 @@ func safeName(s string) string {
 	return s
 }
 
-// writeReport writes dir/<base>.json and dir/<base>.md and returns their
-// paths. Each file is written beside its final name and renamed into place,
-// so a reader never sees half a result.
+// writeReport writes dir/<base>.json, dir/<base>.md and dir/<base>.png and
+// returns their paths. Each file is written beside its final name and
+// renamed into place, so a reader never sees half a result. The numbers
+// come first: a plot that fails to render is reported, and costs only the
+// PNG.
 func writeReport(dir string, r Report, markdown string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -83,17 +94,34 @@ func writeReport(dir string, r Report, markdown string) ([]string, error) {
 		return nil, err
 	}
 	base := filepath.Join(dir, baseName(r.Started, r.Env.Host))
-	files := map[string][]byte{base + ".json": append(js, '\n'), base + ".md": []byte(markdown)}
-	paths := []string{base + ".json", base + ".md"}
-	for _, p := range paths {
-		if err := os.WriteFile(p+".tmp", files[p], 0o644); err != nil {
-			return nil, err
+	var paths []string
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{base + ".json", append(js, '\n')}, {base + ".md", []byte(markdown)}} {
+		if err := writeAtomic(f.path, f.data); err != nil {
+			return paths, err
 		}
-		if err := os.Rename(p+".tmp", p); err != nil {
-			return nil, err
-		}
+		paths = append(paths, f.path)
 	}
-	return paths, nil
+	png, err := renderPNG(r)
+	if err != nil {
+		return paths, fmt.Errorf("plots: %v", err)
+	}
+	if png == nil {
+		return paths, nil
+	}
+	if err := writeAtomic(base+".png", png); err != nil {
+		return paths, err
+	}
+	return append(paths, base+".png"), nil
+}
+
+func writeAtomic(path string, data []byte) error {
+	if err := os.WriteFile(path+".tmp", data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(path+".tmp", path)
 }
 
 // markdown renders the report for people: the environment, then per suite
@@ -107,6 +135,10 @@ func markdown(r Report) string {
 	}
 	fmt.Fprintf(&b, "# Ghost benchmarks, %s on %s%s\n\n", r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.Env.Host, mode)
 	writeEnvironment(&b, r.Env)
+	if r.Seconds > 0 {
+		fmt.Fprintf(&b, "Whole run: %.0f s.\n\n", r.Seconds)
+	}
+	writeTargets(&b, r.Targets)
 	for _, s := range r.Suites {
 		writeSuite(&b, s)
 	}
@@ -127,6 +159,9 @@ func writeSuite(b *strings.Builder, s SuiteResult) {
 	fmt.Fprintf(b, "## %s\n\n%s\n\n", s.Name, s.About)
 	fmt.Fprintf(b, "%d user ranks in every configuration; %d round(s), configurations interleaved; `%s %s`.\n",
 		s.Users, s.Rounds, s.Program, strings.Join(s.Args, " "))
+	if s.LoadBefore != "" {
+		fmt.Fprintf(b, "Load average at the start: %s; the suite took %.0f s.\n", s.LoadBefore, s.Seconds)
+	}
 	if mpi := mpiVersion(s.Runs); mpi != "" {
 		fmt.Fprintf(b, "MPI: %s.\n", mpi)
 	}
@@ -135,7 +170,12 @@ func writeSuite(b *strings.Builder, s SuiteResult) {
 		fmt.Fprintf(b, "- `%s`: %s\n", c.Name, c.About)
 	}
 	b.WriteString("\n")
-	writeTable(b, s)
+	if s.Wide {
+		writeWideTable(b, s)
+	} else {
+		writeTable(b, s)
+	}
+	writeChecks(b, s.Runs)
 	writeFailures(b, s.Runs)
 }
 
@@ -228,3 +268,116 @@ func orUnknown(s string) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// writeTargets is the table of the issue's targets, met or missed.
+func writeTargets(b *strings.Builder, ts []TargetResult) {
+	if len(ts) == 0 {
+		return
+	}
+	b.WriteString("## Targets\n\nRatios of medians from this run; info rows have no limit.\n\n")
+	b.WriteString("| goal | suite | config / versus | value | versus | ratio | limit | verdict |\n")
+	b.WriteString("|---|---|---|--:|--:|--:|---|---|\n")
+	for _, t := range ts {
+		versus := t.Versus
+		if t.VersusMetric != "" && t.VersusMetric != t.Metric {
+			versus += " " + t.VersusMetric
+		}
+		value, against, ratio := "", "", ""
+		if t.Verdict != verdictNoData {
+			value, against, ratio = num(t.Value), num(t.Against), fmt.Sprintf("%.3f", t.Ratio)
+		}
+		verdict := t.Verdict
+		if verdict == verdictMissed {
+			verdict = "**missed**"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s `%s` / %s | %s | %s | %s | %s | %s |\n", t.Goal, t.Suite, t.Config, t.Metric,
+			versus, value, against, ratio, limitText(t.Target), verdict)
+	}
+	b.WriteString("\n")
+}
+
+// writeWideTable has one row per metric and one column per configuration:
+// the median, and its ratio to the baseline's median.
+func writeWideTable(b *strings.Builder, s SuiteResult) {
+	stat := map[[2]string]Stat{}
+	var metrics []string
+	unit := map[string]string{}
+	for _, st := range s.Stats {
+		if _, seen := unit[st.Metric]; !seen {
+			metrics = append(metrics, st.Metric)
+			unit[st.Metric] = st.Unit
+		}
+		stat[[2]string{st.Config, st.Metric}] = st
+	}
+	b.WriteString("| metric | unit |")
+	for _, c := range s.Configs {
+		fmt.Fprintf(b, " %s |", c.Name)
+	}
+	b.WriteString("\n|---|---|" + strings.Repeat("--:|", len(s.Configs)) + "\n")
+	for _, m := range metrics {
+		fmt.Fprintf(b, "| %s | %s |", m, unit[m])
+		base, hasBase := stat[[2]string{s.Baseline, m}]
+		for _, c := range s.Configs {
+			st, ok := stat[[2]string{c.Name, m}]
+			fmt.Fprintf(b, " %s |", wideCell(st, ok, base, hasBase && c.Name != s.Baseline))
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(b, "\nMedians over every sample; in parentheses, the ratio to `%s`. Min, max and raw samples are in the JSON.\n\n", s.Baseline)
+}
+
+func wideCell(st Stat, ok bool, base Stat, compare bool) string {
+	if !ok || st.N == 0 {
+		return "—"
+	}
+	cell := short(st.Median)
+	if compare && base.N > 0 && base.Median != 0 {
+		cell += " (" + ratioText(st.Median/base.Median) + ")"
+	}
+	return cell
+}
+
+// ratioText writes a ratio as a factor, or as a fraction when it is small:
+// 0.0041 reads better as 1/244.
+func ratioText(r float64) string {
+	if r > 0 && r < 0.1 {
+		return fmt.Sprintf("1/%.0f", 1/r)
+	}
+	return short(r) + "×"
+}
+
+// short prints a value with three significant digits, the precision a
+// median on a shared machine deserves, without exponents for usual sizes.
+func short(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0"
+	case a >= 1000:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 100:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// writeChecks says whether the programs found every value they moved where
+// it belonged, run by run for the wrong ones.
+func writeChecks(b *strings.Builder, runs []Run) {
+	checked, wrong := 0, 0
+	for _, r := range runs {
+		if r.Error != "" || !r.Checked {
+			continue
+		}
+		checked++
+		if r.WrongValues > 0 {
+			wrong++
+			fmt.Fprintf(b, "**WRONG VALUES** `%s` round %d: %d value(s) wrong\n\n", r.Config, r.Round, r.WrongValues)
+		}
+	}
+	if checked > 0 && wrong == 0 {
+		fmt.Fprintf(b, "Value checks: every value correct in all %d completed runs.\n\n", checked)
+	}
+}

@@ -33,7 +33,7 @@ func TestMarkdown(t *testing.T) {
 	suite := SuiteResult{
 		Name: "intercept", About: "about it", Program: "intercept.c", Args: []string{"-r", "3"},
 		Users: 2, Rounds: 1, Baseline: "plain", Budget: 5,
-		Configs: []ConfigInfo{{"plain", "MPICH alone"}, {"ghost", "with Ghost"}},
+		Configs: []ConfigInfo{{Name: "plain", About: "MPICH alone"}, {Name: "ghost", About: "with Ghost"}},
 		Runs: []Run{
 			{Config: "plain", Meta: map[string]any{"mpi": "MPICH 4"}},
 			{Config: "ghost"},
@@ -72,5 +72,74 @@ func TestMarkdownWithoutBudgetOrBaseline(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+func TestShortAndRatioText(t *testing.T) {
+	tests := []struct {
+		v           float64
+		short, frac string
+	}{
+		{0, "0", "0×"},
+		{0.00408, "0.00408", "1/245"},
+		{0.05, "0.05", "1/20"},
+		{0.1, "0.1", "0.1×"},
+		{1.034, "1.03", "1.03×"},
+		{12.345, "12.35", "12.35×"},
+		{123.45, "123.5", "123.5×"},
+		{24480.2, "24480", "24480×"},
+	}
+	for _, tt := range tests {
+		if got := short(tt.v); got != tt.short {
+			t.Errorf("short(%v) = %q, want %q", tt.v, got, tt.short)
+		}
+		if got := ratioText(tt.v); got != tt.frac {
+			t.Errorf("ratioText(%v) = %q, want %q", tt.v, got, tt.frac)
+		}
+	}
+}
+
+func TestWideTable(t *testing.T) {
+	suite := SuiteResult{
+		Name: "oplat", Baseline: "plain", Wide: true,
+		Configs: []ConfigInfo{{Name: "plain"}, {Name: "ghost"}, {Name: "broken"}},
+		Stats: []Stat{
+			{Config: "plain", Metric: "PUT/8B", Unit: "us", Summary: Summary{N: 3, Median: 0.8}},
+			{Config: "ghost", Metric: "PUT/8B", Unit: "us", Summary: Summary{N: 3, Median: 1}},
+			{Config: "ghost", Metric: "GET/8B", Unit: "us", Summary: Summary{N: 3, Median: 2}},
+		},
+	}
+	var b strings.Builder
+	writeSuite(&b, suite)
+	for _, want := range []string{
+		"| metric | unit | plain | ghost | broken |\n|---|---|--:|--:|--:|\n",
+		"| PUT/8B | us | 0.8 | 1 (1.25×) | — |\n",
+		"| GET/8B | us | — | 2 | — |\n",
+		"ratio to `plain`",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("wide table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestWriteChecks(t *testing.T) {
+	tests := []struct {
+		name string
+		runs []Run
+		want string
+	}{
+		{"all correct", []Run{{Checked: true}, {Checked: true}, {Error: "timed out"}}, "Value checks: every value correct in all 2 completed runs.\n\n"},
+		{"one wrong", []Run{{Checked: true}, {Config: "plain", Round: 2, Checked: true, WrongValues: 3}}, "**WRONG VALUES** `plain` round 2: 3 value(s) wrong\n\n"},
+		{"nothing checked", []Run{{}, {}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			writeChecks(&b, tt.runs)
+			if b.String() != tt.want {
+				t.Errorf("writeChecks = %q, want %q", b.String(), tt.want)
+			}
+		})
 	}
 }

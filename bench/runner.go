@@ -68,12 +68,18 @@ type Run struct {
 	Seconds float64        `json:"seconds"`
 	Meta    map[string]any `json:"meta,omitempty"`
 	Error   string         `json:"error,omitempty"`
+	// Checked says the program checked the values it moved; WrongValues is
+	// how many it found wrong. A wrong run keeps its samples, so that a fast
+	// but wrong configuration shows as both.
+	Checked     bool  `json:"checked"`
+	WrongValues int64 `json:"wrong_values"`
 }
 
 // runOnce runs prog under c and checks that the application saw exactly
 // l.Users ranks: a benchmark that silently counted a ghost would compare
 // different jobs.
 func runOnce(c Config, l Launch, prog []string, env []string, round int, timeout time.Duration) (Run, []Sample) {
+	prog = append(slices.Clone(prog), c.ProgArgs...)
 	run := Run{Config: c.Name, Round: round, Env: c.Env, Command: c.Command(l, prog)}
 	start := time.Now()
 	stdout, err := runJob(run.Command, append(slices.Clone(env), c.Env...), timeout)
@@ -84,6 +90,7 @@ func runOnce(c Config, l Launch, prog []string, env []string, round int, timeout
 	}
 	out, err := parseOutput(bytes.NewReader(stdout))
 	run.Meta = out.Meta
+	run.WrongValues, run.Checked = out.wrongValues()
 	if err == nil && out.worldSize() != l.Users {
 		err = fmt.Errorf("program saw MPI_COMM_WORLD of size %d, want %d", out.worldSize(), l.Users)
 	}

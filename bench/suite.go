@@ -19,9 +19,31 @@ type Suite struct {
 	// Configs are the configurations compared, in run order. The first one
 	// is the baseline of the comparison table.
 	Configs []string
+	// Rounds is how many times each configuration runs in a full run
+	// (default 5); -rounds overrides it and a smoke run uses 1.
+	Rounds int
 	// Budget is the largest acceptable added cost per metric over the
 	// baseline, in the metric's unit; 0 means none.
 	Budget float64
+	// Wide renders the markdown table with one row per metric and one
+	// column per configuration, for suites with many metrics.
+	Wide bool
+	// Charts are the suite's panels in the PNG.
+	Charts []Chart
+}
+
+// The configurations most suites compare: the four the issue asks for.
+var alternatives = []string{"plain", "mpich-thread", "ghost-ng1", "ghost-off"}
+
+// fixed returns an Args function for a suite whose arguments only depend on
+// the run's length.
+func fixed(full, smoke []string) func(bool) []string {
+	return func(s bool) []string {
+		if s {
+			return smoke
+		}
+		return full
+	}
 }
 
 var suites = []Suite{
@@ -31,17 +53,120 @@ var suites = []Suite{
 		About: "ns per call of cheap MPI calls on MPI_COMM_WORLD. MPI_Comm_rank and MPI_Comm_size go " +
 			"through Ghost's COMM_WORLD swap; MPI_Initialized and MPI_Wtime are never wrapped and are " +
 			"controls: what they move is the machine, not Ghost.",
-		Args: func(smoke bool) []string {
-			// Repetitions of 200 µs are rarely preempted, so the median of
-			// many short ones stays steady on a busy box.
-			if smoke {
-				return []string{"-t", "100", "-r", "20", "-w", "2"}
-			}
-			return []string{"-t", "200", "-r", "200", "-w", "5"}
-		},
+		// Repetitions of 200 µs are rarely preempted, so the median of many
+		// short ones stays steady on a busy box.
+		Args:    fixed([]string{"-t", "200", "-r", "200", "-w", "5"}, []string{"-t", "100", "-r", "20", "-w", "2"}),
 		Configs: []string{"plain", "ghost-ng0", "ghost-ng1"},
 		// The foundation's budget for a non-RMA wrapped call.
 		Budget: 5,
+		Charts: []Chart{categoryChart{Title: "intercept: ns per call", Unit: "ns/call"}},
+	},
+	{
+		Name:    "progress",
+		Program: "progress.c",
+		About: "Asynchronous progress: the origin's completion time (us) for one 8-byte operation to a " +
+			"target that computes outside MPI for 1, 10 or 100 ms, under lock/unlock (shared) and under " +
+			"lock_all+flush; rate/* is the target's compute rate (kernel steps per ms) alone and while " +
+			"the operations run; landed/* the fraction of ACC, PUT, FOP and CAS values already in the " +
+			"target's memory when its computation ended.",
+		// The smoke run keeps 100 ms, the duration the targets and plots use.
+		Args:    fixed([]string{"-c", "1,10,100", "-r", "3"}, []string{"-c", "1,100", "-r", "1"}),
+		Configs: alternatives,
+		Rounds:  3,
+		Wide:    true,
+		Charts: []Chart{
+			categoryChart{Title: "progress: completion time, target busy 100 ms, lock/unlock", Unit: "us", Log: true,
+				Match: suffix("/lock/100ms")},
+			categoryChart{Title: "progress: completion time, target busy 100 ms, lock_all+flush", Unit: "us", Log: true,
+				Match: suffix("/lockall/100ms")},
+			categoryChart{Title: "progress: target compute rate, 100 ms", Unit: "steps/ms",
+				Match: prefixSuffix("rate/", "/100ms")},
+		},
+	},
+	{
+		Name:    "oplat",
+		Program: "oplat.c",
+		About: "OSU-style latency (us per operation) of lock_all + op + flush with an idle target, 8 B " +
+			"to 1 MiB. The target idles in MPI_Barrier (busy-polling inside MPI) except in the -sleep " +
+			"configurations, where it sleeps outside MPI until a flag lands in its window; plain MPICH " +
+			"cannot finish that way, so those exist only where something else makes progress.",
+		Args: fixed([]string{"-t", "2000", "-r", "10"},
+			[]string{"-s", "8,4096,1048576", "-t", "300", "-r", "3"}),
+		Configs: append(slices.Clone(alternatives), "ghost-ng1-sleep", "mpich-thread-sleep"),
+		Rounds:  3,
+		Wide:    true,
+		Charts: []Chart{
+			sizeChart{Op: "PUT"}, sizeChart{Op: "GET"}, sizeChart{Op: "ACC"},
+		},
+	},
+	{
+		Name:    "rma-intercept",
+		Program: "oplat.c",
+		About: "Interception overhead on the data path: 8-byte PUT+flush and ACC+flush (us per " +
+			"operation, lock_all epoch), plain MPICH against Ghost as a pure pass-through (ghost-ng0), " +
+			"with redirection off (ghost-off) and on (ghost-ng1: target idle in MPI_Barrier; " +
+			"ghost-ng1-sleep: target asleep outside MPI, leaving the ghost a core).",
+		Args: fixed([]string{"-s", "8", "-o", "put,acc", "-t", "500", "-r", "100"},
+			[]string{"-s", "8", "-o", "put,acc", "-t", "200", "-r", "10"}),
+		Configs: []string{"plain", "ghost-ng0", "ghost-off", "ghost-ng1", "ghost-ng1-sleep"},
+		Wide:    true,
+		Charts:  []Chart{categoryChart{Title: "rma-intercept: 8-byte op+flush, us", Unit: "us"}},
+	},
+	{
+		Name:    "wincost",
+		Program: "wincost.c",
+		About: "Collective window calls, us per call on the slowest rank: MPI_Win_allocate and " +
+			"MPI_Win_free (4 KiB and 1 MiB per rank), an empty MPI_Win_fence, MPI_Win_set_info " +
+			"(async_config, alternately on and off) alone and followed by a fence.",
+		Args: fixed([]string{"-b", "4096,1048576", "-a", "30", "-f", "100", "-r", "10", "-T", "20"},
+			[]string{"-b", "4096", "-a", "3", "-f", "10", "-r", "2", "-T", "5"}),
+		Configs: alternatives,
+		Rounds:  3,
+		Wide:    true,
+		Charts:  []Chart{categoryChart{Title: "wincost: us per call (slowest rank)", Unit: "us", Log: true}},
+	},
+	{
+		Name:    "gcu",
+		Program: "gcu.c",
+		About: "Get-compute-update (NWChem DFT load balancing): claim a task with Fetch_and_op on a " +
+			"shared counter, Get its block, compute 2 ms outside MPI, Accumulate the result; 200 tasks. " +
+			"time is the slowest rank's wall time; the others are mean completion times per operation.",
+		// -a pads every window to 64 bytes so that plain MPICH's numbers are
+		// not invalidated by its alignment bug.
+		Args:    fixed([]string{"-j", "-a", "200", "2000"}, []string{"-j", "-a", "40", "500"}),
+		Configs: alternatives,
+		Wide:    true,
+		Charts:  []Chart{categoryChart{Title: "gcu: total time, s", Unit: "s"}},
+	},
+	{
+		Name:    "wait",
+		Program: "progress.c",
+		About: "Ghost polling under oversubscription (2 users + 1 ghost on this machine's cores): " +
+			"completion time of 8-byte ACC and GET while the target computes, and the target's compute " +
+			"rate, for each GHOST_WAIT policy.",
+		Args: fixed([]string{"-c", "1,10,100", "-r", "3", "-o", "acc,get"},
+			[]string{"-c", "1,10", "-r", "1", "-o", "acc,get", "-s", "lockall"}),
+		Configs: []string{"ghost-ng1-adaptive", "ghost-ng1-spin", "ghost-ng1-yield"},
+		Rounds:  3,
+		Wide:    true,
+		Charts: []Chart{
+			categoryChart{Title: "wait: completion time, target busy", Unit: "us", Log: true,
+				Match: func(m string) bool { return strings.HasPrefix(m, "ACC/") || strings.HasPrefix(m, "GET/") }},
+			categoryChart{Title: "wait: target compute rate", Unit: "steps/ms", Match: prefixSuffix("rate/", "")},
+		},
+	},
+	{
+		Name:    "wait-idle",
+		Program: "oplat.c",
+		About: "Ghost polling under oversubscription with an idle target: 8-byte PUT+flush and ACC+flush " +
+			"(us per operation) while the target busy-polls in MPI_Barrier, so that user ranks and the " +
+			"ghost contend for the cores, for each GHOST_WAIT policy; plain MPICH for reference.",
+		Args: fixed([]string{"-s", "8", "-o", "put,acc", "-t", "1000", "-r", "30"},
+			[]string{"-s", "8", "-o", "put,acc", "-t", "200", "-r", "5"}),
+		Configs: []string{"ghost-ng1-adaptive", "ghost-ng1-spin", "ghost-ng1-yield", "plain"},
+		Rounds:  3,
+		Wide:    true,
+		Charts:  []Chart{categoryChart{Title: "wait-idle: 8-byte op+flush, target in MPI_Barrier, us", Unit: "us", Log: true}},
 	},
 }
 
@@ -96,29 +221,53 @@ type Config struct {
 	Command func(l Launch, prog []string) []string
 	// Env is added to the job's environment; hydra hands it to the ranks.
 	Env []string
+	// ProgArgs are added to the program's own arguments: the benchmark
+	// programs take -O (window info async_config=off) and -i sleep (the
+	// target idles outside MPI).
+	ProgArgs []string
 }
 
 var configs = []Config{
-	{
+	plainConfig(),
+	withEnv(plainConfig(), "mpich-thread", "MPICH's progress thread", "MPIR_CVAR_ASYNC_PROGRESS=1"),
+	ghostConfig(0),
+	ghostConfig(1),
+	// Profiling is opt-in today, but the adaptive policy will turn it on,
+	// and this shows what every wrapped call then pays (two clock reads).
+	withEnv(ghostConfig(1), "ghost-ng1-prof", "profiling on", "GHOST_PROFILE=1"),
+	withArgs(ghostConfig(1), "ghost-off", "redirection off: windows allocated with info async_config=off", "-O"),
+	withArgs(ghostConfig(1), "ghost-ng1-sleep", "the idle target sleeps outside MPI", "-i", "sleep"),
+	withArgs(withEnv(plainConfig(), "mpich-thread", "MPICH's progress thread", "MPIR_CVAR_ASYNC_PROGRESS=1"),
+		"mpich-thread-sleep", "the idle target sleeps outside MPI", "-i", "sleep"),
+	withEnv(ghostConfig(1), "ghost-ng1-spin", "the ghost busy-polls", "GHOST_WAIT=spin"),
+	withEnv(ghostConfig(1), "ghost-ng1-yield", "the ghost yields between polls", "GHOST_WAIT=yield"),
+	withEnv(ghostConfig(1), "ghost-ng1-adaptive", "the ghost spins, yields, then sleeps (the default)", "GHOST_WAIT=adaptive"),
+}
+
+func plainConfig() Config {
+	return Config{
 		Name:  "plain",
-		About: "MPICH alone: mpiexec -n N prog",
+		About: "MPICH: mpiexec -n N prog",
 		Command: func(l Launch, prog []string) []string {
 			return append([]string{l.Mpiexec, "-n", strconv.Itoa(l.Users)}, prog...)
 		},
-	},
-	ghostConfig(0),
-	ghostConfig(1),
-	// Not in the intercept suite's default list: profiling is opt-in today,
-	// but the adaptive policy will turn it on, and this shows what every
-	// wrapped call then pays (two clock reads).
-	withEnv(ghostConfig(1), "-prof", "GHOST_PROFILE=1"),
+	}
 }
 
-// withEnv derives a configuration that also sets env, named c.Name+suffix.
-func withEnv(c Config, suffix string, env ...string) Config {
-	c.Name += suffix
-	c.About += ", with " + strings.Join(env, " ")
+// withEnv derives a configuration named name that also sets env.
+func withEnv(c Config, name, why string, env ...string) Config {
+	c.Name = name
+	c.About += "; " + why + ": " + strings.Join(env, " ")
 	c.Env = append(slices.Clone(c.Env), env...)
+	return c
+}
+
+// withArgs derives a configuration named name that also passes args to the
+// program.
+func withArgs(c Config, name, why string, args ...string) Config {
+	c.Name = name
+	c.About += "; " + why + ": prog " + strings.Join(args, " ")
+	c.ProgArgs = append(slices.Clone(c.ProgArgs), args...)
 	return c
 }
 

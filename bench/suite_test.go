@@ -77,3 +77,71 @@ func TestConfigCommands(t *testing.T) {
 		t.Error("configByName(nope) succeeded")
 	}
 }
+
+func TestRoundsFor(t *testing.T) {
+	tests := []struct {
+		name string
+		o    options
+		s    Suite
+		want int
+	}{
+		{"default", options{}, Suite{}, 5},
+		{"the suite's", options{}, Suite{Rounds: 3}, 3},
+		{"smoke", options{smoke: true}, Suite{Rounds: 3}, 1},
+		{"-rounds wins", options{rounds: 7, smoke: true}, Suite{Rounds: 3}, 7},
+	}
+	for _, tt := range tests {
+		if got := tt.o.roundsFor(tt.s); got != tt.want {
+			t.Errorf("%s: roundsFor = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestDerivedConfigs(t *testing.T) {
+	l := Launch{Mpiexec: "mpiexec", Ghost: "ghost", Users: 2}
+	tests := []struct {
+		name     string
+		wantCmd  []string
+		wantEnv  []string
+		wantArgs []string
+	}{
+		{"plain", []string{"mpiexec", "-n", "2", "prog"}, nil, nil},
+		{"mpich-thread", []string{"mpiexec", "-n", "2", "prog"}, []string{"MPIR_CVAR_ASYNC_PROGRESS=1"}, nil},
+		{"ghost-off", []string{"ghost", "run", "-n", "2", "-g", "1", "--", "prog"}, nil, []string{"-O"}},
+		{"mpich-thread-sleep", []string{"mpiexec", "-n", "2", "prog"}, []string{"MPIR_CVAR_ASYNC_PROGRESS=1"}, []string{"-i", "sleep"}},
+		{"ghost-ng1-spin", []string{"ghost", "run", "-n", "2", "-g", "1", "--", "prog"}, []string{"GHOST_WAIT=spin"}, nil},
+	}
+	for _, tt := range tests {
+		c, err := configByName(tt.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Command(l, []string{"prog"}); !reflect.DeepEqual(got, tt.wantCmd) {
+			t.Errorf("%s: command %v, want %v", tt.name, got, tt.wantCmd)
+		}
+		if !reflect.DeepEqual(c.Env, tt.wantEnv) || !reflect.DeepEqual(c.ProgArgs, tt.wantArgs) {
+			t.Errorf("%s: env %v args %v, want %v %v", tt.name, c.Env, c.ProgArgs, tt.wantEnv, tt.wantArgs)
+		}
+	}
+	// Deriving must not share slices with the parent.
+	if base, _ := configByName("mpich-thread"); len(base.ProgArgs) != 0 {
+		t.Errorf("mpich-thread picked up arguments: %v", base.ProgArgs)
+	}
+}
+
+func TestConfigNamesUnique(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range configs {
+		if seen[c.Name] {
+			t.Errorf("configuration %q defined twice", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	names := map[string]bool{}
+	for _, s := range suites {
+		if names[s.Name] {
+			t.Errorf("suite %q defined twice", s.Name)
+		}
+		names[s.Name] = true
+	}
+}
