@@ -88,6 +88,11 @@ int64_t ghost_cpu_ns(void);
 /* Resident set size of this process, in kB. */
 int64_t ghost_rss_kb(void);
 
+/* ---- polite waiting (politeness.c) ------------------------------------ */
+
+/* Empty progress polls after which a user process yields its core; 0 never. */
+extern int ghost_yield_after;
+
 /* ---- errhandlers on the world ------------------------------------------- */
 
 /* Creates the trampoline that lets a user errhandler set on MPI_COMM_WORLD

@@ -105,6 +105,7 @@ func ghostAfterInit(provided C.int) C.int {
 	if isGhost {
 		serve(group) // never returns
 	}
+	C.ghost_yield_after = C.int(cfg.UserYield)
 	commSetName(group, "MPI_COMM_WORLD")
 	C.ghost_user_world = group
 	if rc := C.ghost_errhandler_setup(); rc != C.MPI_SUCCESS {

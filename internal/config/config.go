@@ -35,6 +35,11 @@ const (
 // them (GHOST_LOAD_* in c/win.h).
 var LoadPolicies = []LoadPolicy{LoadStatic, LoadRandom, LoadOp, LoadByte}
 
+// DefaultUserYield is GHOST_USER_YIELD's default: about 5 us of spinning
+// between yields, which on dedicated cores costs one cheap system call per
+// that many polls and on shared cores hands the core to the ghost quickly.
+const DefaultUserYield = 64
+
 // MaxNG is the most ghosts per node (GHOST_MAX_NG in c/win.h).
 const MaxNG = 8
 
@@ -62,13 +67,16 @@ type Config struct {
 	NG      int        // ghosts per node; 0 means pure pass-through
 	Wait    WaitMode   // idle policy of the ghost server loop
 	Load    LoadPolicy // how PUT/GET spread over several ghosts
+	// UserYield is how many empty progress polls a waiting user process
+	// makes before it yields its core; 0 never yields.
+	UserYield int
 	Verbose Level      // messages at or above this level are printed
 	Profile bool       // time every wrapped MPI call
 }
 
 // Default is the configuration with no GHOST_* variable set.
 func Default() Config {
-	return Config{NG: 1, Wait: WaitAdaptive, Load: LoadStatic, Verbose: LevelWarn}
+	return Config{NG: 1, Wait: WaitAdaptive, Load: LoadStatic, UserYield: DefaultUserYield, Verbose: LevelWarn}
 }
 
 // Severity says whether a Problem stops the job.
@@ -139,6 +147,18 @@ var Vars = []Var{
 				}
 			}
 			return false
+		},
+	},
+	{
+		Name: "GHOST_USER_YIELD", Accepted: "a non-negative integer (0 never yields)", Default: "64",
+		Doc: "How many empty MPICH progress polls a user process makes, while it waits inside a blocking MPI call, before it yields its core with sched_yield. Keeps waiting users from starving the ghosts they wait for when cores are shared.",
+		set: func(c *Config, v string) bool {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 0 {
+				return false
+			}
+			c.UserYield = n
+			return true
 		},
 	},
 	{
