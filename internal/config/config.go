@@ -64,14 +64,14 @@ func (l Level) String() string {
 
 // Config is the runtime configuration of one process.
 type Config struct {
-	NG      int        // ghosts per node; 0 means pure pass-through
-	Wait    WaitMode   // idle policy of the ghost server loop
-	Load    LoadPolicy // how PUT/GET spread over several ghosts
+	NG   int        // ghosts per node; 0 means pure pass-through
+	Wait WaitMode   // idle policy of the ghost server loop
+	Load LoadPolicy // how PUT/GET spread over several ghosts
 	// UserYield is how many empty progress polls a waiting user process
 	// makes before it yields its core; 0 never yields.
 	UserYield int
-	Verbose Level      // messages at or above this level are printed
-	Profile bool       // time every wrapped MPI call
+	Verbose   Level // messages at or above this level are printed
+	Profile   bool  // time every wrapped MPI call
 }
 
 // Default is the configuration with no GHOST_* variable set.
