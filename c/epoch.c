@@ -385,15 +385,17 @@ GHOST_DEFINE(MPI_Win_complete, (MPI_Win win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_complete)(win);
-    if (w->naccess == 0)
+    if (!w->access_open)
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
     int rc = MPI_SUCCESS;
-    int n = w->access_open ? w->naccess : 0;
-    if (n > 0)
+    for (int i = 0; i < w->naccess; i++)
+        wake_target(&w->t[w->access[i]]);
+    if (w->naccess > 0)
         rc = GHOST_REAL(MPI_Win_flush_all)(w->gwin);
-    for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
+    for (int i = 0; rc == MPI_SUCCESS && i < w->naccess; i++)
         rc = GHOST_REAL(MPI_Send)(NULL, 0, MPI_BYTE, w->access[i], TAG_COMPLETE, w->pscw);
     w->naccess = 0;
+    w->access_open = 0;
     return ghost_win_error(w, rc);
 })
 
