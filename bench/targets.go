@@ -1,0 +1,109 @@
+package main
+
+import "fmt"
+
+// Target is one goal the benchmarks check: the ratio of two medians from the
+// same run, Config's Metric over Versus's VersusMetric, must stay at or below
+// Limit (below it when Strict). A Limit of 0 makes the row informational: the
+// ratio is reported and judged by a reader.
+type Target struct {
+	Goal         string
+	Suite        string
+	Metric       string
+	Config       string
+	VersusMetric string // default Metric
+	Versus       string
+	Limit        float64
+	Strict       bool
+}
+
+// TargetResult is a Target evaluated on one report.
+type TargetResult struct {
+	Target
+	Value   float64 `json:"value"`
+	Against float64 `json:"against"`
+	Ratio   float64 `json:"ratio"`
+	Verdict string  `json:"verdict"` // met, missed, info or "no data"
+}
+
+const (
+	verdictMet    = "met"
+	verdictMissed = "missed"
+	verdictInfo   = "info"
+	verdictNoData = "no data"
+)
+
+// targets are the goals of issue 4, in the order its closing note lists them.
+var targets = []Target{
+	{Goal: "redirection off: 8-byte PUT+flush ≤ 1.03× plain", Suite: "rma-intercept", Metric: "PUT/8B", Config: "ghost-off", Versus: "plain", Limit: 1.03},
+	{Goal: "redirection off: 8-byte ACC+flush ≤ 1.03× plain", Suite: "rma-intercept", Metric: "ACC/8B", Config: "ghost-off", Versus: "plain", Limit: 1.03},
+	{Goal: "pass-through (GHOST_NG=0): 8-byte PUT+flush vs plain", Suite: "rma-intercept", Metric: "PUT/8B", Config: "ghost-ng0", Versus: "plain"},
+	{Goal: "pass-through (GHOST_NG=0): 8-byte ACC+flush vs plain", Suite: "rma-intercept", Metric: "ACC/8B", Config: "ghost-ng0", Versus: "plain"},
+	{Goal: "redirection on, target idle in MPI_Barrier: 8-byte PUT ≤ 1.25× plain", Suite: "rma-intercept", Metric: "PUT/8B", Config: "ghost-ng1", Versus: "plain", Limit: 1.25},
+	{Goal: "redirection on, target idle in MPI_Barrier: 8-byte ACC ≤ 1.25× plain", Suite: "rma-intercept", Metric: "ACC/8B", Config: "ghost-ng1", Versus: "plain", Limit: 1.25},
+	{Goal: "redirection on, target asleep outside MPI: 8-byte PUT ≤ 1.25× plain", Suite: "rma-intercept", Metric: "PUT/8B", Config: "ghost-ng1-sleep", Versus: "plain", Limit: 1.25},
+	{Goal: "redirection on, target asleep outside MPI: 8-byte ACC ≤ 1.25× plain", Suite: "rma-intercept", Metric: "ACC/8B", Config: "ghost-ng1-sleep", Versus: "plain", Limit: 1.25},
+	{Goal: "target busy 100 ms, lock/unlock: Ghost's ACC ≤ 1/50 of plain", Suite: "progress", Metric: "ACC/lock/100ms", Config: "ghost-ng1", Versus: "plain", Limit: 0.02},
+	{Goal: "target busy 100 ms, lock_all+flush: Ghost's ACC ≤ 1/50 of plain", Suite: "progress", Metric: "ACC/lockall/100ms", Config: "ghost-ng1", Versus: "plain", Limit: 0.02},
+	{Goal: "target busy 100 ms, lock/unlock: Ghost's ACC below MPICH's progress thread", Suite: "progress", Metric: "ACC/lock/100ms", Config: "ghost-ng1", Versus: "mpich-thread", Limit: 1, Strict: true},
+	{Goal: "target busy 100 ms, lock_all+flush: Ghost's ACC below MPICH's progress thread", Suite: "progress", Metric: "ACC/lockall/100ms", Config: "ghost-ng1", Versus: "mpich-thread", Limit: 1, Strict: true},
+	{Goal: "target compute rate during lock_all ops, Ghost vs plain computing alone", Suite: "progress", Metric: "rate/lockall/100ms", Config: "ghost-ng1", VersusMetric: "rate/alone/100ms", Versus: "plain"},
+	{Goal: "target compute rate during lock_all ops, progress thread vs plain computing alone", Suite: "progress", Metric: "rate/lockall/100ms", Config: "mpich-thread", VersusMetric: "rate/alone/100ms", Versus: "plain"},
+	{Goal: "target compute rate during lock_all ops, plain vs plain computing alone", Suite: "progress", Metric: "rate/lockall/100ms", Config: "plain", VersusMetric: "rate/alone/100ms", Versus: "plain"},
+	{Goal: "Win_allocate+Win_free, 4 KiB: ≤ 2× plain", Suite: "wincost", Metric: "Win_allocate+free/4096B", Config: "ghost-ng1", Versus: "plain", Limit: 2},
+	{Goal: "Win_allocate+Win_free, 1 MiB: ≤ 2× plain", Suite: "wincost", Metric: "Win_allocate+free/1048576B", Config: "ghost-ng1", Versus: "plain", Limit: 2},
+	{Goal: "get-compute-update: Ghost faster than plain", Suite: "gcu", Metric: "time", Config: "ghost-ng1", Versus: "plain", Limit: 1, Strict: true},
+	{Goal: "get-compute-update: Ghost vs MPICH's progress thread", Suite: "gcu", Metric: "time", Config: "ghost-ng1", Versus: "mpich-thread"},
+}
+
+// evaluate judges every target against the suites of one report; a target
+// whose suite did not run, or whose medians are missing, is "no data".
+func evaluate(ts []Target, suites []SuiteResult) []TargetResult {
+	medians := map[[3]string]float64{}
+	for _, s := range suites {
+		for _, st := range s.Stats {
+			if st.N > 0 {
+				medians[[3]string{s.Name, st.Config, st.Metric}] = st.Median
+			}
+		}
+	}
+	out := make([]TargetResult, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, judge(t, medians))
+	}
+	return out
+}
+
+func judge(t Target, medians map[[3]string]float64) TargetResult {
+	r := TargetResult{Target: t, Verdict: verdictNoData}
+	vm := t.VersusMetric
+	if vm == "" {
+		vm = t.Metric
+	}
+	v, ok1 := medians[[3]string{t.Suite, t.Config, t.Metric}]
+	a, ok2 := medians[[3]string{t.Suite, t.Versus, vm}]
+	if !ok1 || !ok2 || a == 0 {
+		return r
+	}
+	r.Value, r.Against, r.Ratio = v, a, ratio(v, a)
+	switch {
+	case t.Limit == 0:
+		r.Verdict = verdictInfo
+	case r.Ratio < t.Limit || (!t.Strict && r.Ratio == t.Limit):
+		r.Verdict = verdictMet
+	default:
+		r.Verdict = verdictMissed
+	}
+	return r
+}
+
+// limitText is how a target's limit reads in the table.
+func limitText(t Target) string {
+	switch {
+	case t.Limit == 0:
+		return ""
+	case t.Strict:
+		return fmt.Sprintf("< %.2f", t.Limit)
+	}
+	return fmt.Sprintf("≤ %.2f", t.Limit)
+}

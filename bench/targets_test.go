@@ -1,0 +1,119 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestJudge(t *testing.T) {
+	med := map[[3]string]float64{
+		{"s", "plain", "lat"}:   100,
+		{"s", "ghost", "lat"}:   2,
+		{"s", "slow", "lat"}:    103,
+		{"s", "slower", "lat"}:  104,
+		{"s", "plain", "alone"}: 50,
+		{"s", "ghost", "rate"}:  40,
+		{"s", "zero", "lat"}:    0,
+	}
+	tests := []struct {
+		name      string
+		target    Target
+		verdict   string
+		wantRatio float64
+	}{
+		{"well under the limit", Target{Suite: "s", Metric: "lat", Config: "ghost", Versus: "plain", Limit: 0.02}, verdictMet, 0.02},
+		{"exactly at a non-strict limit", Target{Suite: "s", Metric: "lat", Config: "slow", Versus: "plain", Limit: 1.03}, verdictMet, 1.03},
+		{"over the limit", Target{Suite: "s", Metric: "lat", Config: "slower", Versus: "plain", Limit: 1.03}, verdictMissed, 1.04},
+		{"at a strict limit is a miss", Target{Suite: "s", Metric: "lat", Config: "plain", Versus: "plain", Limit: 1, Strict: true}, verdictMissed, 1},
+		{"no limit is information", Target{Suite: "s", Metric: "lat", Config: "slow", Versus: "plain"}, verdictInfo, 1.03},
+		{"another metric as reference", Target{Suite: "s", Metric: "rate", Config: "ghost", Versus: "plain", VersusMetric: "alone"}, verdictInfo, 0.8},
+		{"config missing", Target{Suite: "s", Metric: "lat", Config: "nope", Versus: "plain", Limit: 2}, verdictNoData, 0},
+		{"suite missing", Target{Suite: "t", Metric: "lat", Config: "ghost", Versus: "plain", Limit: 2}, verdictNoData, 0},
+		{"zero reference", Target{Suite: "s", Metric: "lat", Config: "ghost", Versus: "zero", Limit: 2}, verdictNoData, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := judge(tt.target, med)
+			if got.Verdict != tt.verdict {
+				t.Errorf("verdict %q, want %q", got.Verdict, tt.verdict)
+			}
+			if d := got.Ratio - tt.wantRatio; d > 1e-9 || d < -1e-9 {
+				t.Errorf("ratio %v, want %v", got.Ratio, tt.wantRatio)
+			}
+		})
+	}
+}
+
+func TestEvaluateIgnoresEmptyStats(t *testing.T) {
+	suites := []SuiteResult{{Name: "s", Stats: []Stat{
+		{Config: "plain", Metric: "m", Summary: Summary{N: 3, Median: 10}},
+		{Config: "ghost", Metric: "m"}, // every run failed
+	}}}
+	got := evaluate([]Target{{Suite: "s", Metric: "m", Config: "ghost", Versus: "plain", Limit: 2}}, suites)
+	if len(got) != 1 || got[0].Verdict != verdictNoData {
+		t.Fatalf("evaluate = %+v, want one no-data result", got)
+	}
+}
+
+// Every target must name a suite, configurations that suite runs, and a
+// metric it can produce, or it silently stays "no data".
+func TestTargetsPointAtRealSuites(t *testing.T) {
+	for _, tg := range targets {
+		s, ok := suiteByName(tg.Suite)
+		if !ok {
+			t.Errorf("%q: unknown suite %q", tg.Goal, tg.Suite)
+			continue
+		}
+		for _, c := range []string{tg.Config, tg.Versus} {
+			if !containsString(s.Configs, c) {
+				t.Errorf("%q: suite %s does not run %q", tg.Goal, s.Name, c)
+			}
+		}
+		if tg.Goal == "" || tg.Metric == "" {
+			t.Errorf("incomplete target %+v", tg)
+		}
+	}
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestLimitText(t *testing.T) {
+	tests := []struct {
+		t    Target
+		want string
+	}{
+		{Target{}, ""},
+		{Target{Limit: 1.25}, "≤ 1.25"},
+		{Target{Limit: 1, Strict: true}, "< 1.00"},
+	}
+	for _, tt := range tests {
+		if got := limitText(tt.t); got != tt.want {
+			t.Errorf("limitText(%+v) = %q, want %q", tt.t, got, tt.want)
+		}
+	}
+}
+
+func TestWriteTargets(t *testing.T) {
+	var b strings.Builder
+	writeTargets(&b, []TargetResult{
+		{Target: Target{Goal: "g1", Suite: "s", Metric: "m", Config: "c", Versus: "plain", Limit: 1.03}, Value: 2, Against: 1, Ratio: 2, Verdict: verdictMissed},
+		{Target: Target{Goal: "g2", Suite: "s", Metric: "rate", Config: "c", Versus: "plain", VersusMetric: "alone"}, Value: 1, Against: 2, Ratio: 0.5, Verdict: verdictInfo},
+		{Target: Target{Goal: "g3", Suite: "s", Metric: "m", Config: "c", Versus: "plain", Limit: 2}, Verdict: verdictNoData},
+	})
+	for _, want := range []string{
+		"| g1 | s | c `m` / plain | 2.00 | 1.00 | 2.000 | ≤ 1.03 | **missed** |",
+		"| g2 | s | c `rate` / plain alone | 1.00 | 2.00 | 0.500 |  | info |",
+		"| g3 | s | c `m` / plain |  |  |  | ≤ 2.00 | no data |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("targets table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
