@@ -105,10 +105,11 @@ var suites = []Suite{
 		About: "Interception overhead on the data path: 8-byte PUT+flush and ACC+flush (us per " +
 			"operation, lock_all epoch), plain MPICH against Ghost as a pure pass-through (ghost-ng0), " +
 			"with redirection off (ghost-off) and on (ghost-ng1: target idle in MPI_Barrier; " +
-			"ghost-ng1-sleep: target asleep outside MPI, leaving the ghost a core).",
+			"ghost-ng1-sleep: target asleep outside MPI, leaving the ghost a core; ghost-ng1-sleep-spin: " +
+			"the same with a busy-polling ghost).",
 		Args: fixed([]string{"-s", "8", "-o", "put,acc", "-t", "500", "-r", "100"},
 			[]string{"-s", "8", "-o", "put,acc", "-t", "200", "-r", "10"}),
-		Configs: []string{"plain", "ghost-ng0", "ghost-off", "ghost-ng1", "ghost-ng1-sleep"},
+		Configs: []string{"plain", "ghost-ng0", "ghost-off", "ghost-ng1", "ghost-ng1-sleep", "ghost-ng1-sleep-spin"},
 		Wide:    true,
 		Charts:  []Chart{categoryChart{Title: "rma-intercept: 8-byte op+flush, us", Unit: "us"}},
 	},
@@ -158,15 +159,17 @@ var suites = []Suite{
 	{
 		Name:    "wait-idle",
 		Program: "oplat.c",
-		About: "Ghost polling under oversubscription with an idle target: 8-byte PUT+flush and ACC+flush " +
-			"(us per operation) while the target busy-polls in MPI_Barrier, so that user ranks and the " +
-			"ghost contend for the cores, for each GHOST_WAIT policy; plain MPICH for reference.",
+		About: "Ghost polling with an idle target: 8-byte PUT+flush and ACC+flush (us per operation) " +
+			"for each GHOST_WAIT policy, while the target busy-polls in MPI_Barrier, so that user ranks " +
+			"and the ghost contend for the cores, and (-sleep) while it sleeps outside MPI, leaving the " +
+			"ghost a core; plain MPICH for reference.",
 		Args: fixed([]string{"-s", "8", "-o", "put,acc", "-t", "1000", "-r", "30"},
 			[]string{"-s", "8", "-o", "put,acc", "-t", "200", "-r", "5"}),
-		Configs: []string{"ghost-ng1-adaptive", "ghost-ng1-spin", "ghost-ng1-yield", "plain"},
-		Rounds:  3,
-		Wide:    true,
-		Charts:  []Chart{categoryChart{Title: "wait-idle: 8-byte op+flush, target in MPI_Barrier, us", Unit: "us", Log: true}},
+		Configs: []string{"ghost-ng1-adaptive", "ghost-ng1-spin", "ghost-ng1-yield",
+			"ghost-ng1-sleep", "ghost-ng1-sleep-spin", "ghost-ng1-sleep-yield", "plain"},
+		Rounds: 3,
+		Wide:   true,
+		Charts: []Chart{categoryChart{Title: "wait-idle: 8-byte op+flush, idle target, us", Unit: "us", Log: true}},
 	},
 }
 
@@ -236,12 +239,19 @@ var configs = []Config{
 	// and this shows what every wrapped call then pays (two clock reads).
 	withEnv(ghostConfig(1), "ghost-ng1-prof", "profiling on", "GHOST_PROFILE=1"),
 	withArgs(ghostConfig(1), "ghost-off", "redirection off: windows allocated with info async_config=off", "-O"),
-	withArgs(ghostConfig(1), "ghost-ng1-sleep", "the idle target sleeps outside MPI", "-i", "sleep"),
-	withArgs(withEnv(plainConfig(), "mpich-thread", "MPICH's progress thread", "MPIR_CVAR_ASYNC_PROGRESS=1"),
-		"mpich-thread-sleep", "the idle target sleeps outside MPI", "-i", "sleep"),
+	sleepingTarget(ghostConfig(1)),
+	sleepingTarget(withEnv(plainConfig(), "mpich-thread", "MPICH's progress thread", "MPIR_CVAR_ASYNC_PROGRESS=1")),
 	withEnv(ghostConfig(1), "ghost-ng1-spin", "the ghost busy-polls", "GHOST_WAIT=spin"),
 	withEnv(ghostConfig(1), "ghost-ng1-yield", "the ghost yields between polls", "GHOST_WAIT=yield"),
 	withEnv(ghostConfig(1), "ghost-ng1-adaptive", "the ghost spins, yields, then sleeps (the default)", "GHOST_WAIT=adaptive"),
+	withEnv(sleepingTarget(ghostConfig(1)), "ghost-ng1-sleep-spin", "the ghost busy-polls", "GHOST_WAIT=spin"),
+	withEnv(sleepingTarget(ghostConfig(1)), "ghost-ng1-sleep-yield", "the ghost yields between polls", "GHOST_WAIT=yield"),
+}
+
+// sleepingTarget derives the configuration whose idle target sleeps outside
+// MPI (programs that have an idle target take -i sleep).
+func sleepingTarget(c Config) Config {
+	return withArgs(c, c.Name+"-sleep", "the idle target sleeps outside MPI", "-i", "sleep")
 }
 
 func plainConfig() Config {

@@ -43,6 +43,8 @@ var targets = []Target{
 	{Goal: "redirection on, target idle in MPI_Barrier: 8-byte ACC ≤ 1.25× plain", Suite: "rma-intercept", Metric: "ACC/8B", Config: "ghost-ng1", Versus: "plain", Limit: 1.25},
 	{Goal: "redirection on, target asleep outside MPI: 8-byte PUT ≤ 1.25× plain", Suite: "rma-intercept", Metric: "PUT/8B", Config: "ghost-ng1-sleep", Versus: "plain", Limit: 1.25},
 	{Goal: "redirection on, target asleep outside MPI: 8-byte ACC ≤ 1.25× plain", Suite: "rma-intercept", Metric: "ACC/8B", Config: "ghost-ng1-sleep", Versus: "plain", Limit: 1.25},
+	{Goal: "redirection on, target asleep, ghost busy-polling: 8-byte PUT vs plain", Suite: "rma-intercept", Metric: "PUT/8B", Config: "ghost-ng1-sleep-spin", Versus: "plain"},
+	{Goal: "redirection on, target asleep, ghost busy-polling: 8-byte ACC vs plain", Suite: "rma-intercept", Metric: "ACC/8B", Config: "ghost-ng1-sleep-spin", Versus: "plain"},
 	{Goal: "target busy 100 ms, lock/unlock: Ghost's ACC ≤ 1/50 of plain", Suite: "progress", Metric: "ACC/lock/100ms", Config: "ghost-ng1", Versus: "plain", Limit: 0.02},
 	{Goal: "target busy 100 ms, lock_all+flush: Ghost's ACC ≤ 1/50 of plain", Suite: "progress", Metric: "ACC/lockall/100ms", Config: "ghost-ng1", Versus: "plain", Limit: 0.02},
 	{Goal: "target busy 100 ms, lock/unlock: Ghost's ACC below MPICH's progress thread", Suite: "progress", Metric: "ACC/lock/100ms", Config: "ghost-ng1", Versus: "mpich-thread", Limit: 1, Strict: true},
