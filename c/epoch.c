@@ -76,9 +76,12 @@ static int lock_others(ghost_target_t *t, MPI_Win iw)
     return rc;
 }
 
+/* Releases t's locks. The operations spread to the other ghosts complete
+ * first: only then may the bound ghost's lock, which is what excludes other
+ * origins, be released. */
 static int unlock_all_ghosts(ghost_target_t *t, MPI_Win iw)
 {
-    int rc = GHOST_REAL(MPI_Win_unlock)(t->bound, iw);
+    int rc = MPI_SUCCESS;
     if (spreads(t))
         for (int i = 0; i < t->nghosts; i++)
             if (t->ghosts[i] != t->bound) {
@@ -86,7 +89,8 @@ static int unlock_all_ghosts(ghost_target_t *t, MPI_Win iw)
                 if (rc == MPI_SUCCESS)
                     rc = rc2;
             }
-    return rc;
+    int rc2 = GHOST_REAL(MPI_Win_unlock)(t->bound, iw);
+    return rc == MPI_SUCCESS ? rc2 : rc;
 }
 
 /* Flushes t's operations on iw, wherever they went. A completed flush also
