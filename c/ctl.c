@@ -2,6 +2,7 @@
  * The command channel between user processes and the ghosts of their node,
  * and the primitives the ghost's wait policy uses to idle.
  */
+#include "doorbell.h"
 #include "ghost.h"
 
 #include <sched.h>
@@ -20,7 +21,12 @@ void ghost_ctl_setup(MPI_Comm ctl) { ctl_comm = ctl; }
 
 int ghost_ctl_send(int ghost_local, const ghost_cmd_t *cmd)
 {
-    return PMPI_Send(cmd, GHOST_CMD_WORDS, MPI_INT64_T, ghost_local, GHOST_CMD_TAG, ctl_comm);
+    int rc = PMPI_Send(cmd, GHOST_CMD_WORDS, MPI_INT64_T, ghost_local, GHOST_CMD_TAG, ctl_comm);
+    /* Ghosts are the lowest local ranks, so the local rank is the index of
+     * the ghost's doorbell. */
+    if (ghost_node_ctl)
+        ghost_ring(ghost_local);
+    return rc;
 }
 
 int ghost_ctl_send_ints(int dest, const int *v, int n)

@@ -128,21 +128,16 @@ int ghost_win_error(ghost_win_t *w, int code)
 /* Allocates this process's part of its node's shared segment. Segments are
  * contiguous in rank order, so a ghost (bytes == 0) can expose the whole
  * node segment as one region. */
-int ghost_segment_alloc(MPI_Comm wincomm, MPI_Aint bytes, MPI_Win *shm, void **base,
+int ghost_segment_alloc(MPI_Comm node, MPI_Aint bytes, MPI_Win *shm, void **base,
                         void **node_base, MPI_Aint *node_bytes)
 {
-    MPI_Comm node;
-    int rc = PMPI_Comm_split_type(wincomm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    if (rc != MPI_SUCCESS)
-        return rc;
     MPI_Info info;
     PMPI_Info_create(&info);
     PMPI_Info_set(info, "alloc_shared_noncontig", "false");
-    rc = GHOST_REAL(MPI_Win_allocate_shared)(bytes, 1, info, node, base, shm);
+    int rc = GHOST_REAL(MPI_Win_allocate_shared)(bytes, 1, info, node, base, shm);
     PMPI_Info_free(&info);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Allreduce(&bytes, node_bytes, 1, MPI_AINT, MPI_SUM, node);
-    PMPI_Comm_free(&node);
     if (rc != MPI_SUCCESS)
         return rc;
     *node_base = NULL;

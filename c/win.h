@@ -117,7 +117,8 @@ static inline ghost_win_t *ghost_redirected(MPI_Win handle)
 int ghost_win_error(ghost_win_t *w, int code);
 
 /* Collective building blocks the Go side calls (win.c). */
-int ghost_segment_alloc(MPI_Comm wincomm, MPI_Aint bytes, MPI_Win *shm, void **base,
+/* node: the window's processes on this node (users and ghosts). */
+int ghost_segment_alloc(MPI_Comm node, MPI_Aint bytes, MPI_Win *shm, void **base,
                         void **node_base, MPI_Aint *node_bytes);
 int ghost_internal_win(void *base, MPI_Aint bytes, MPI_Comm wincomm, MPI_Win *out);
 int ghost_info_get(MPI_Info info, const char *key, char *value, int len, int *flag);

@@ -37,6 +37,10 @@ func serve(ghosts C.MPI_Comm) {
 		if C.ghost_ctl_poll(&cmd, &from) != 0 {
 			policy.Worked()
 			commands++
+			// Serving a command means blocking MPI calls with the users;
+			// yield inside them like a user would, so that on shared cores
+			// the participants that still have to arrive get the CPU.
+			C.ghost_yield_after = C.int(self.cfg.UserYield)
 			switch cmd.op {
 			case C.GHOST_CMD_FINALIZE:
 				finalized++
@@ -48,6 +52,7 @@ func serve(ghosts C.MPI_Comm) {
 				self.log.errorf("ghost at world rank %d: unknown command %d from local rank %d",
 					self.worldRank, int64(cmd.op), int(from))
 			}
+			C.ghost_yield_after = 0
 			continue
 		}
 		switch a := policy.Idle(); a.Kind {

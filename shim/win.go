@@ -20,7 +20,8 @@ type internalWin struct {
 	id      int64
 	plan    *redirect.WindowPlan
 	users   []int // world ranks of the window's users, by user rank
-	comm    C.MPI_Comm
+	comms   *memberComms
+	comm    C.MPI_Comm // comms.comm
 	shm     C.MPI_Win
 	global  C.MPI_Win
 	locks   []C.MPI_Win
@@ -246,13 +247,14 @@ func buildInternal(id int64, plan *redirect.WindowPlan, users []int, bytes int64
 	epochs redirect.Epochs) (*internalWin, C.int) {
 	iw := &internalWin{id: id, plan: plan, users: users}
 	var rc C.int
-	if iw.comm, rc = commCreateGroup(self.worldDup, plan.Members, int(id>>32)%32768); rc != C.MPI_SUCCESS {
+	if iw.comms, rc = acquireComms(plan.Members, int(id>>32)%32768); rc != C.MPI_SUCCESS {
 		return nil, rc
 	}
+	iw.comm = iw.comms.comm
 	var nodeBase unsafe.Pointer
 	var nodeBytes C.MPI_Aint
 	rounded := redirect.RoundSegment(bytes)
-	if rc = C.ghost_segment_alloc(iw.comm, C.MPI_Aint(rounded), &iw.shm, &iw.base, &nodeBase, &nodeBytes); rc != C.MPI_SUCCESS {
+	if rc = C.ghost_segment_alloc(iw.comms.node, C.MPI_Aint(rounded), &iw.shm, &iw.base, &nodeBase, &nodeBytes); rc != C.MPI_SUCCESS {
 		return nil, rc
 	}
 	// Everyone learns where every user's segment lies in its node segment.
@@ -298,7 +300,7 @@ func (iw *internalWin) free() C.int {
 	}
 	keep(C.ghost_free_internal_win(&iw.global))
 	keep(C.ghost_free_internal_win(&iw.shm))
-	keep(C.PMPI_Comm_free(&iw.comm))
+	keep(iw.comms.release())
 	return rc
 }
 
