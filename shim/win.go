@@ -69,7 +69,7 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 			self.log.warnf("MPI_Win_allocate: %v", p)
 		}
 	}
-	if hints.Async == redirect.AsyncOff {
+	if hints.Async == redirect.AsyncOff || (hints.Async == redirect.AsyncDefault && self.cfg.AsyncOff) {
 		return C.ghost_win_allocate_plain(size, dispUnit, info, comm, baseptr, win)
 	}
 

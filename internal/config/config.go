@@ -67,6 +67,9 @@ type Config struct {
 	NG   int        // ghosts per node; 0 means pure pass-through
 	Wait WaitMode   // idle policy of the ghost server loop
 	Load LoadPolicy // how PUT/GET spread over several ghosts
+	// AsyncOff turns redirection off for every window that does not ask
+	// for it with the async_config=on info key (GHOST_ASYNC=off).
+	AsyncOff bool
 	// UserYield is how many empty progress polls a waiting user process
 	// makes before it yields its core; 0 never yields.
 	UserYield int
@@ -133,6 +136,21 @@ var Vars = []Var{
 				return true
 			}
 			return false
+		},
+	},
+	{
+		Name: "GHOST_ASYNC", Aliases: []string{"CSP_ASYNC_CONFIG"}, Accepted: "on or off", Default: "on",
+		Doc: "Whether MPI_Win_allocate windows are redirected through the ghosts. off makes them plain MPICH windows (still cache-line aligned) unless a window's info says async_config=on; a window's async_config=off wins over on.",
+		set: func(c *Config, v string) bool {
+			switch strings.ToLower(strings.TrimSpace(v)) {
+			case "on":
+				c.AsyncOff = false
+			case "off":
+				c.AsyncOff = true
+			default:
+				return false
+			}
+			return true
 		},
 	},
 	{
