@@ -210,12 +210,35 @@ int ghost_win_free_plain(ghost_win_t *w, MPI_Win *win)
     return GHOST_REAL(MPI_Win_free)(win);
 }
 
+/* Windows live on intracommunicators; MPICH 4.0.2 crashes on an
+ * intercommunicator, so say so the MPI way instead. */
+static int check_window_comm(MPI_Comm comm)
+{
+    int inter = 0;
+    int rc = PMPI_Comm_test_inter(comm, &inter);
+    if (rc == MPI_SUCCESS && inter) {
+        rc = MPI_ERR_COMM;
+        PMPI_Comm_call_errhandler(comm, rc);
+    }
+    return rc;
+}
+
+static int win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                        MPI_Win *win)
+{
+    comm = GHOST_USER_COMM(comm);
+    int rc = check_window_comm(comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return ghostWinAllocate(size, disp_unit, info, comm, baseptr, win);
+}
+
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                       MPI_Win *win)
 {
     if (ghost_user_world == MPI_COMM_WORLD) /* GHOST_NG=0: pure pass-through */
         return GHOST_REAL(MPI_Win_allocate)(size, disp_unit, info, comm, baseptr, win);
-    return ghostWinAllocate(size, disp_unit, info, GHOST_USER_COMM(comm), baseptr, win);
+    return win_allocate(size, disp_unit, info, comm, baseptr, win);
 }
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                      MPI_Win *win) __attribute__((alias("PMPI_Win_allocate")));
@@ -227,7 +250,7 @@ int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
         return GHOST_REAL(MPI_Win_allocate_c)(size, disp_unit, info, comm, baseptr, win);
     if (disp_unit <= 0 || disp_unit > 0x7fffffff)
         return MPI_ERR_DISP;
-    return ghostWinAllocate(size, (int)disp_unit, info, GHOST_USER_COMM(comm), baseptr, win);
+    return win_allocate(size, (int)disp_unit, info, comm, baseptr, win);
 }
 int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                        void *baseptr, MPI_Win *win) __attribute__((alias("PMPI_Win_allocate_c")));
