@@ -47,8 +47,10 @@ static inline int spreads(const ghost_target_t *t)
 }
 
 /* Wakes every ghost that holds or will hold this origin's operations to t. */
-static void wake_target(const ghost_target_t *t)
+static void wake_target(const ghost_win_t *w, const ghost_target_t *t)
 {
+    if (!w->redirect)
+        return;
     if (spreads(t)) {
         for (int i = 0; i < t->nghosts; i++)
             ghost_wake(t, i);
@@ -60,45 +62,60 @@ static void wake_target(const ghost_target_t *t)
 static void wake_all(ghost_win_t *w)
 {
     for (int r = 0; r < w->nusers; r++)
-        wake_target(&w->t[r]);
+        wake_target(w, &w->t[r]);
 }
 
 /* Takes the extra locks that let PUT/GET spread over t's node: shared and
  * NOCHECK on the other ghosts, because the bound ghost's lock, granted
  * first, already gives the exclusion. */
-static int lock_others(ghost_target_t *t, MPI_Win iw)
+static int lock_others(ghost_win_t *w, ghost_target_t *t, MPI_Win iw)
 {
     int rc = MPI_SUCCESS;
-    if (spreads(t))
+    t->spread_locked = w->redirect && spreads(t);
+    if (t->spread_locked)
         for (int i = 0; i < t->nghosts && rc == MPI_SUCCESS; i++)
             if (t->ghosts[i] != t->bound)
                 rc = GHOST_REAL(MPI_Win_lock)(MPI_LOCK_SHARED, t->ghosts[i], MPI_MODE_NOCHECK, iw);
     return rc;
 }
 
+/* Takes t's main lock on the rank the current state says, and the extra
+ * ones that let PUT/GET spread. */
+static int lock_target(ghost_win_t *w, ghost_target_t *t, int lock_type, int assert, MPI_Win iw)
+{
+    t->locked_rank = ghost_anchor(w, t);
+    int rc = GHOST_REAL(MPI_Win_lock)(lock_type, t->locked_rank, assert, iw);
+    if (rc == MPI_SUCCESS)
+        rc = lock_others(w, t, iw);
+    return rc;
+}
+
 /* Releases t's locks. The operations spread to the other ghosts complete
  * first: only then may the bound ghost's lock, which is what excludes other
  * origins, be released. */
-static int unlock_all_ghosts(ghost_target_t *t, MPI_Win iw)
+static int unlock_target(ghost_target_t *t, MPI_Win iw)
 {
     int rc = MPI_SUCCESS;
-    if (spreads(t))
+    if (t->spread_locked)
         for (int i = 0; i < t->nghosts; i++)
             if (t->ghosts[i] != t->bound) {
                 int rc2 = GHOST_REAL(MPI_Win_unlock)(t->ghosts[i], iw);
                 if (rc == MPI_SUCCESS)
                     rc = rc2;
             }
-    int rc2 = GHOST_REAL(MPI_Win_unlock)(t->bound, iw);
+    int rc2 = GHOST_REAL(MPI_Win_unlock)(t->locked_rank, iw);
+    t->spread_locked = 0;
     return rc == MPI_SUCCESS ? rc2 : rc;
 }
 
 /* Flushes t's operations on iw, wherever they went. A completed flush also
- * proves the bound ghost's lock granted. */
-static int flush_target(ghost_target_t *t, MPI_Win iw, int (*flush)(int, MPI_Win))
+ * proves t's main lock granted. */
+static int flush_target(ghost_win_t *w, ghost_target_t *t, MPI_Win iw, int (*flush)(int, MPI_Win))
 {
-    int rc = flush(t->bound, iw);
-    if (spreads(t))
+    int main_rank = t->lock_type || w->lockall == GHOST_LOCKALL_LOCKS ? t->locked_rank : ghost_anchor(w, t);
+    int rc = flush(main_rank, iw);
+    int spread = t->lock_type || w->lockall == GHOST_LOCKALL_LOCKS ? t->spread_locked : (w->redirect && spreads(t));
+    if (spread)
         for (int i = 0; i < t->nghosts && rc == MPI_SUCCESS; i++)
             if (t->ghosts[i] != t->bound)
                 rc = flush(t->ghosts[i], iw);
@@ -116,9 +133,10 @@ static int force_self_lock(ghost_win_t *w, ghost_target_t *t, MPI_Win iw)
     if (w->no_local_load_store || t->size == 0)
         return MPI_SUCCESS;
     char scratch;
-    int rc = GHOST_REAL(MPI_Get)(&scratch, 1, MPI_BYTE, t->bound, t->offset, 1, MPI_BYTE, iw);
+    int rc = GHOST_REAL(MPI_Get)(&scratch, 1, MPI_BYTE, t->locked_rank, ghost_anchor_base(w, t), 1,
+                                 MPI_BYTE, iw);
     if (rc == MPI_SUCCESS)
-        rc = flush_target(t, iw, GHOST_REAL(MPI_Win_flush));
+        rc = flush_target(w, t, iw, GHOST_REAL(MPI_Win_flush));
     return rc;
 }
 
@@ -137,10 +155,8 @@ GHOST_DEFINE(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win), {
         return ghost_win_error(w, rc);
     ghost_target_t *t = &w->t[rank];
     MPI_Win iw = w->lwin[t->slot];
-    wake_target(t);
-    rc = GHOST_REAL(MPI_Win_lock)(lock_type, t->bound, assert, iw);
-    if (rc == MPI_SUCCESS)
-        rc = lock_others(t, iw);
+    wake_target(w, t);
+    rc = lock_target(w, t, lock_type, assert, iw);
     if (rc == MPI_SUCCESS) {
         t->granted = (assert & MPI_MODE_NOCHECK) != 0;
         t->lock_type = lock_type;
@@ -162,8 +178,8 @@ GHOST_DEFINE(MPI_Win_unlock, (int rank, MPI_Win win), {
     ghost_target_t *t = &w->t[rank];
     if (!t->lock_type || !w->lwin)
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
-    wake_target(t);
-    int rc = unlock_all_ghosts(t, w->lwin[t->slot]);
+    wake_target(w, t);
+    int rc = unlock_target(t, w->lwin[t->slot]);
     t->lock_type = 0;
     t->granted = 0;
     __atomic_sub_fetch(&w->nlocked, 1, __ATOMIC_RELAXED);
@@ -184,9 +200,7 @@ GHOST_DEFINE(MPI_Win_lock_all, (int assert, MPI_Win win), {
     wake_all(w);
     for (int r = 0; r < w->nusers && rc == MPI_SUCCESS; r++) {
         ghost_target_t *t = &w->t[r];
-        rc = GHOST_REAL(MPI_Win_lock)(MPI_LOCK_SHARED, t->bound, 0, w->lwin[t->slot]);
-        if (rc == MPI_SUCCESS)
-            rc = lock_others(t, w->lwin[t->slot]);
+        rc = lock_target(w, t, MPI_LOCK_SHARED, 0, w->lwin[t->slot]);
         t->granted = 0;
     }
     w->lockall = GHOST_LOCKALL_LOCKS;
@@ -202,7 +216,7 @@ GHOST_DEFINE(MPI_Win_unlock_all, (MPI_Win win), {
     switch (w->lockall) {
     case GHOST_LOCKALL_LOCKS:
         for (int r = 0; r < w->nusers; r++) {
-            int rc2 = unlock_all_ghosts(&w->t[r], w->lwin[w->t[r].slot]);
+            int rc2 = unlock_target(&w->t[r], w->lwin[w->t[r].slot]);
             w->t[r].granted = 0;
             if (rc == MPI_SUCCESS)
                 rc = rc2;
@@ -246,9 +260,9 @@ static int flush_one(MPI_Win win, int rank, flush_fn real)
         return ghost_win_error(w, MPI_ERR_RANK);
     MPI_Win iw;
     int rc = epoch_window(w, rank, &iw);
-    wake_target(&w->t[rank]);
+    wake_target(w, &w->t[rank]);
     if (rc == MPI_SUCCESS)
-        rc = flush_target(&w->t[rank], iw, real);
+        rc = flush_target(w, &w->t[rank], iw, real);
     return ghost_win_error(w, rc);
 }
 
@@ -269,7 +283,7 @@ static int flush_every(MPI_Win win, flush_fn one, flush_all_fn all)
     } else if (__atomic_load_n(&w->nlocked, __ATOMIC_RELAXED) > 0) {
         for (int r = 0; r < w->nusers && rc == MPI_SUCCESS; r++)
             if (w->t[r].lock_type)
-                rc = flush_target(&w->t[r], w->lwin[w->t[r].slot], one);
+                rc = flush_target(w, &w->t[r], w->lwin[w->t[r].slot], one);
     }
     if (rc == MPI_SUCCESS && (w->lockall == GHOST_LOCKALL_NOCHECK || w->fence_open || w->access_open))
         rc = all(w->gwin);
@@ -321,6 +335,13 @@ GHOST_DEFINE(MPI_Win_fence, (int assert, MPI_Win win), {
         rc = GHOST_REAL(MPI_Barrier)(w->pscw);
     if (rc == MPI_SUCCESS)
         rc = GHOST_REAL(MPI_Win_sync)(w->gwin);
+    /* Every origin's operations of the closed epoch are complete and every
+     * rank is past the barrier: the one point where a state that all ranks
+     * set (MPI_Win_set_info is collective) can take effect everywhere. */
+    if (w->pending >= 0) {
+        w->redirect = w->pending;
+        w->pending = -1;
+    }
     w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
     return ghost_win_error(w, rc);
 })
@@ -375,7 +396,7 @@ GHOST_DEFINE(MPI_Win_start, (MPI_Group group, int assert, MPI_Win win), {
     int n;
     int rc = group_ranks(w, group, w->access, &n);
     for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
-        wake_target(&w->t[w->access[i]]);
+        wake_target(w, &w->t[w->access[i]]);
     for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
         if (!(assert & MPI_MODE_NOCHECK))
             rc = GHOST_REAL(MPI_Recv)(NULL, 0, MPI_BYTE, w->access[i], TAG_POST, w->pscw,
@@ -393,7 +414,7 @@ GHOST_DEFINE(MPI_Win_complete, (MPI_Win win), {
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
     int rc = MPI_SUCCESS;
     for (int i = 0; i < w->naccess; i++)
-        wake_target(&w->t[w->access[i]]);
+        wake_target(w, &w->t[w->access[i]]);
     if (w->naccess > 0)
         rc = GHOST_REAL(MPI_Win_flush_all)(w->gwin);
     for (int i = 0; rc == MPI_SUCCESS && i < w->naccess; i++)
@@ -472,13 +493,56 @@ GHOST_DEFINE(MPI_Win_get_attr, (MPI_Win win, int keyval, void *attribute_val, in
     return GHOST_REAL(MPI_Win_get_attr)(win, keyval, attribute_val, flag);
 })
 
+/* async_config switches redirection: at the next fence, or inside the call
+ * with symmetric=true, where the application promises that all its
+ * operations are complete and that every rank calls it. The barrier comes
+ * before the switch, so no origin can use the new path while another may
+ * still be using the old one: every accumulate to a target keeps one path. */
+GHOST_DEFINE(MPI_Win_set_info, (MPI_Win win, MPI_Info info), {
+    int rc = GHOST_REAL(MPI_Win_set_info)(win, info);
+    ghost_win_t *w = ghost_win_find(win);
+    if (rc != MPI_SUCCESS || !w)
+        return rc;
+    char value[16];
+    int flag = 0;
+    ghost_info_get(info, "async_config", value, sizeof value, &flag);
+    if (!flag)
+        return rc;
+    int on = strcmp(value, "on") == 0, off = strcmp(value, "off") == 0;
+    if (!on && !off) {
+        static int told;
+        if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+            fprintf(stderr, "ghost: warning: MPI_Win_set_info: async_config=\"%s\" is not valid: "
+                            "accepted values are on or off; ignored\n", value);
+        return rc;
+    }
+    if (w->plain) {
+        static int told_plain;
+        if (on && !__atomic_exchange_n(&told_plain, 1, __ATOMIC_RELAXED))
+            fprintf(stderr, "ghost: warning: MPI_Win_set_info: async_config=on on a window allocated "
+                            "with redirection off has no effect; allocate it with async_config=on\n");
+        return rc;
+    }
+    char sym[8];
+    int symmetric = 0;
+    ghost_info_get(info, "symmetric", sym, sizeof sym, &symmetric);
+    if (symmetric && strcmp(sym, "true") == 0) {
+        rc = GHOST_REAL(MPI_Barrier)(w->pscw);
+        w->redirect = on;
+        w->pending = -1;
+    } else {
+        w->pending = on;
+    }
+    return ghost_win_error(w, rc);
+})
+
 /* Adds Ghost's own hints to what MPICH reports. */
 GHOST_DEFINE(MPI_Win_get_info, (MPI_Win win, MPI_Info *info_used), {
     int rc = GHOST_REAL(MPI_Win_get_info)(win, info_used);
     ghost_win_t *w = ghost_win_find(win);
     if (rc != MPI_SUCCESS || !w)
         return rc;
-    PMPI_Info_set(*info_used, "async_config", w->plain ? "off" : "on");
+    PMPI_Info_set(*info_used, "async_config", (!w->plain && w->redirect) ? "on" : "off");
     if (!w->plain) {
         static const char *names[] = {"lock", "lockall", "fence", "pscw"};
         char epochs[40] = "";

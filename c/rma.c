@@ -6,6 +6,10 @@
  * operation to t therefore takes one path, which keeps MPI's atomicity and
  * ordering guarantees.
  *
+ * With redirection off (agreed window-wide, see epoch.c) the same internal
+ * windows carry each operation straight to the target, which exposes its
+ * own segment in them.
+ *
  * Windows Ghost did not create (Win_create, dynamic, shared, or plain
  * allocations) are forwarded untouched after one table lookup.
  */
@@ -44,9 +48,9 @@ static inline int translate(ghost_win_t *w, int *rank, MPI_Aint *disp, MPI_Win *
     if (rc != MPI_SUCCESS)
         return rc;
     const ghost_target_t *t = &w->t[*rank];
-    *disp = t->offset + *disp * t->disp_unit;
-    *rank = t->bound;
-    if (t->ghost_local[t->bound_idx] >= 0)
+    *disp = ghost_anchor_base(w, t) + *disp * t->disp_unit;
+    *rank = ghost_anchor(w, t);
+    if (w->redirect && t->ghost_local[t->bound_idx] >= 0)
         ghost_ring(t->ghost_local[t->bound_idx]);
     return MPI_SUCCESS;
 }
@@ -59,10 +63,10 @@ int ghost_load_policy = GHOST_LOAD_STATIC;
  * with NOCHECK under it). Accumulates never spread. */
 static inline int may_spread(ghost_win_t *w, const ghost_target_t *t)
 {
-    if (ghost_load_policy == GHOST_LOAD_STATIC || t->nghosts < 2)
+    if (ghost_load_policy == GHOST_LOAD_STATIC || t->nghosts < 2 || !w->redirect)
         return 0;
     if (t->lock_type || w->lockall == GHOST_LOCKALL_LOCKS)
-        return __atomic_load_n(&t->granted, __ATOMIC_ACQUIRE);
+        return t->spread_locked && __atomic_load_n(&t->granted, __ATOMIC_ACQUIRE);
     return 1; /* the global window: every ghost is under lock_all(NOCHECK) */
 }
 

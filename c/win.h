@@ -41,11 +41,14 @@ typedef struct {
     int ghosts[GHOST_MAX_NG];
     int ghost_local[GHOST_MAX_NG]; /* index of that ghost on this node, -1 if on another */
     int ghost_world[GHOST_MAX_NG]; /* its world rank, for wake messages */
+    int self;                  /* the target itself: where operations go with redirection off */
     int slot;                  /* lock window: index among its node's users */
     MPI_Aint offset;           /* its segment in its node's shared segment */
     MPI_Aint size;
     int disp_unit;
     int lock_type;             /* this origin's lock on it: 0 or MPI_LOCK_* */
+    int locked_rank;           /* the rank that lock was taken on */
+    int spread_locked;         /* the lock also covers the node's other ghosts */
     int granted;               /* that lock is known acquired: PUT/GET may spread */
     unsigned next;             /* GHOST_LOAD=op: round-robin position */
     uint64_t bytes[GHOST_MAX_NG]; /* GHOST_LOAD=byte: bytes sent to each ghost */
@@ -69,6 +72,8 @@ typedef struct ghost_win {
     MPI_Aint size;
     int disp_unit;
     int epochs;        /* GHOST_EPOCH_* bits */
+    int redirect;      /* agreed window-wide: operations go through the ghosts */
+    int pending;       /* from MPI_Win_set_info: state for the next fence, or -1 */
     int no_local_load_store;
 
     MPI_Comm wincomm;  /* users and ghosts */
@@ -89,6 +94,17 @@ typedef struct ghost_win {
     int *exposure;     /* PSCW: ranks of the post group still to complete */
     int nexposure;
 } ghost_win_t;
+
+/* The rank that carries this origin's operations to t in the window's
+ * current state, and the displacement there of byte 0 of t's segment. */
+static inline int ghost_anchor(const ghost_win_t *w, const ghost_target_t *t)
+{
+    return w->redirect ? t->bound : t->self;
+}
+static inline MPI_Aint ghost_anchor_base(const ghost_win_t *w, const ghost_target_t *t)
+{
+    return w->redirect ? t->offset : 0;
+}
 
 /* Makes sure the ghost at index i of t's node is awake: a doorbell for a
  * ghost of this node, a rate-limited message for one of another node. */

@@ -292,6 +292,7 @@ extern __typeof__(PMPI_Win_get_info) *ghost_real_PMPI_Win_get_info;
 extern __typeof__(PMPI_Win_lock) *ghost_real_PMPI_Win_lock;
 extern __typeof__(PMPI_Win_lock_all) *ghost_real_PMPI_Win_lock_all;
 extern __typeof__(PMPI_Win_post) *ghost_real_PMPI_Win_post;
+extern __typeof__(PMPI_Win_set_info) *ghost_real_PMPI_Win_set_info;
 extern __typeof__(PMPI_Win_start) *ghost_real_PMPI_Win_start;
 extern __typeof__(PMPI_Win_sync) *ghost_real_PMPI_Win_sync;
 extern __typeof__(PMPI_Win_test) *ghost_real_PMPI_Win_test;

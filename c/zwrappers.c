@@ -3172,6 +3172,7 @@ __typeof__(PMPI_Win_get_info) *ghost_real_PMPI_Win_get_info;
 __typeof__(PMPI_Win_lock) *ghost_real_PMPI_Win_lock;
 __typeof__(PMPI_Win_lock_all) *ghost_real_PMPI_Win_lock_all;
 __typeof__(PMPI_Win_post) *ghost_real_PMPI_Win_post;
+__typeof__(PMPI_Win_set_info) *ghost_real_PMPI_Win_set_info;
 __typeof__(PMPI_Win_start) *ghost_real_PMPI_Win_start;
 __typeof__(PMPI_Win_sync) *ghost_real_PMPI_Win_sync;
 __typeof__(PMPI_Win_test) *ghost_real_PMPI_Win_test;
@@ -3745,6 +3746,8 @@ int ghost_resolve_real(void)
     if (!(ghost_real_PMPI_Win_lock_all = (__typeof__(ghost_real_PMPI_Win_lock_all))dlsym(RTLD_NEXT, "PMPI_Win_lock_all")))
         missing++;
     if (!(ghost_real_PMPI_Win_post = (__typeof__(ghost_real_PMPI_Win_post))dlsym(RTLD_NEXT, "PMPI_Win_post")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_set_info = (__typeof__(ghost_real_PMPI_Win_set_info))dlsym(RTLD_NEXT, "PMPI_Win_set_info")))
         missing++;
     if (!(ghost_real_PMPI_Win_start = (__typeof__(ghost_real_PMPI_Win_start))dlsym(RTLD_NEXT, "PMPI_Win_start")))
         missing++;

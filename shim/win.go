@@ -111,6 +111,7 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	w.rank = C.int(commRank(pscw))
 	w.base, w.size, w.disp_unit = iw.base, size, dispUnit
 	w.epochs = C.int(hints.Epochs)
+	w.redirect, w.pending = 1, -1
 	w.no_local_load_store = boolInt(hints.NoLocalLoadStore)
 	w.wincomm, w.pscw, w.shm, w.gwin = iw.comm, pscw, iw.shm, iw.global
 	locks := unsafe.Slice(w.lwin, len(iw.locks))
@@ -124,6 +125,7 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 		t := C.ghost_target_t{
 			bound:     C.int(iw.internalRank(bound)),
 			bound_idx: C.int(boundIdx),
+			self:      C.int(iw.internalRank(world)),
 			nghosts:   C.int(len(ghosts)),
 			slot:      C.int(plan.Slot[r]),
 			offset:    C.MPI_Aint(seg.offset),

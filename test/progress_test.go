@@ -43,6 +43,15 @@ func TestAsyncProgress(t *testing.T) {
 				t.Fatalf("GHOST_ASYNC=off should behave like plain MPICH, with the value intact:\n%s", r)
 			}
 		})
+		// Switched off at run time: the same window's operations now go
+		// straight to the target, so progress is MPICH's own again.
+		t.Run(op+"_switched_off", func(t *testing.T) {
+			r := ghostRun(t, job{users: 2, ghosts: 1, args: []string{bin, op, "2", "switch-off"}})
+			if r.code != 0 || !strings.Contains(r.stdout, "target: arrived_outside_mpi=0") ||
+				!strings.Contains(r.stdout, "target: final value 42") {
+				t.Fatalf("after async_config=off the target should be reached directly:\n%s", r)
+			}
+		})
 		t.Run(op+"_plain_baseline", func(t *testing.T) {
 			r := mpiexecRun(t, job{args: []string{bin, op, "2"}}, 2, false)
 			if r.code != 0 || !strings.Contains(r.stdout, "target: arrived_outside_mpi=0") {

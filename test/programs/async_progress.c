@@ -5,7 +5,10 @@
  * seconds), and the origin prints how long its unlock took.
  *
  * Under Ghost the value lands while the target computes. Under plain MPICH
- * it lands only after the target calls MPI again: the Go test asserts both. */
+ * it lands only after the target calls MPI again: the Go test asserts both.
+ * With argv[3] = "switch-off", the window's redirection is switched off with
+ * MPI_Win_set_info(async_config=off, symmetric=true) first: operations then
+ * go straight to the target, which behaves like plain MPICH again. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +33,14 @@ int main(int argc, char **argv)
     MPI_Win win;
     MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
     *mem = 0;
+    if (argc > 3 && strcmp(argv[3], "switch-off") == 0) {
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "async_config", "off");
+        MPI_Info_set(info, "symmetric", "true");
+        MPI_Win_set_info(win, info);
+        MPI_Info_free(&info);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1) {
         /* Outside MPI from here until the value arrives or the bound passes. */

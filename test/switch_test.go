@@ -1,0 +1,30 @@
+package test
+
+import (
+	"testing"
+)
+
+// Redirection switched on and off, phase by phase, through MPI_Win_set_info
+// at fences and with symmetric=true: the state agreed at each point is the
+// same on every rank, and accumulate atomicity (ACC, FOP, CAS loops) and
+// exclusive-lock mutual exclusion hold across every switch.
+func TestSwitchingKeepsAtomicity(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "switch.c")
+	for _, c := range []struct {
+		name   string
+		users  int
+		ghosts int
+		hosts  string
+		env    []string
+	}{
+		{"g1", 3, 1, "", nil},
+		{"g2_spread", 3, 2, "", []string{"GHOST_LOAD=op"}},
+		{"g1_2nodes", 4, 1, "nodeA:3,nodeB:3", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := ghostRun(t, job{users: c.users, ghosts: c.ghosts, hosts: c.hosts, env: c.env, args: []string{bin, "8", "40"}})
+			expectChecks(t, r, c.users)
+		})
+	}
+}
