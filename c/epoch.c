@@ -142,7 +142,7 @@ static int force_self_lock(ghost_win_t *w, ghost_target_t *t, MPI_Win iw)
 
 /* ---- passive target ----------------------------------------------------- */
 
-GHOST_DEFINE(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win), {
+GHOST_DEFINE(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win), (lock_type, rank, assert, win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_lock)(lock_type, rank, assert, win);
@@ -167,7 +167,7 @@ GHOST_DEFINE(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win), {
     return ghost_win_error(w, rc);
 })
 
-GHOST_DEFINE(MPI_Win_unlock, (int rank, MPI_Win win), {
+GHOST_DEFINE(MPI_Win_unlock, (int rank, MPI_Win win), (rank, win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_unlock)(rank, win);
@@ -186,7 +186,7 @@ GHOST_DEFINE(MPI_Win_unlock, (int rank, MPI_Win win), {
     return ghost_win_error(w, rc);
 })
 
-GHOST_DEFINE(MPI_Win_lock_all, (int assert, MPI_Win win), {
+GHOST_DEFINE(MPI_Win_lock_all, (int assert, MPI_Win win), (assert, win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_lock_all)(assert, win);
@@ -207,7 +207,7 @@ GHOST_DEFINE(MPI_Win_lock_all, (int assert, MPI_Win win), {
     return ghost_win_error(w, rc);
 })
 
-GHOST_DEFINE(MPI_Win_unlock_all, (MPI_Win win), {
+GHOST_DEFINE(MPI_Win_unlock_all, (MPI_Win win), (win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_unlock_all)(win);
@@ -290,25 +290,25 @@ static int flush_every(MPI_Win win, flush_fn one, flush_all_fn all)
     return ghost_win_error(w, rc);
 }
 
-GHOST_DEFINE(MPI_Win_flush, (int rank, MPI_Win win), {
+GHOST_DEFINE(MPI_Win_flush, (int rank, MPI_Win win), (rank, win), {
     return flush_one(win, rank, GHOST_REAL(MPI_Win_flush));
 })
 
-GHOST_DEFINE(MPI_Win_flush_local, (int rank, MPI_Win win), {
+GHOST_DEFINE(MPI_Win_flush_local, (int rank, MPI_Win win), (rank, win), {
     return flush_one(win, rank, GHOST_REAL(MPI_Win_flush_local));
 })
 
-GHOST_DEFINE(MPI_Win_flush_all, (MPI_Win win), {
+GHOST_DEFINE(MPI_Win_flush_all, (MPI_Win win), (win), {
     return flush_every(win, GHOST_REAL(MPI_Win_flush), GHOST_REAL(MPI_Win_flush_all));
 })
 
-GHOST_DEFINE(MPI_Win_flush_local_all, (MPI_Win win), {
+GHOST_DEFINE(MPI_Win_flush_local_all, (MPI_Win win), (win), {
     return flush_every(win, GHOST_REAL(MPI_Win_flush_local), GHOST_REAL(MPI_Win_flush_local_all));
 })
 
 /* The global window is always in a passive epoch, so syncing it is legal at
  * any time; it orders this process's load/stores with RMA on the segment. */
-GHOST_DEFINE(MPI_Win_sync, (MPI_Win win), {
+GHOST_DEFINE(MPI_Win_sync, (MPI_Win win), (win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_sync)(win);
@@ -318,7 +318,22 @@ GHOST_DEFINE(MPI_Win_sync, (MPI_Win win), {
 
 /* ---- active target: fence ----------------------------------------------- */
 
-GHOST_DEFINE(MPI_Win_fence, (int assert, MPI_Win win), {
+/* The barrier of a fence or of a symmetric MPI_Win_set_info. Under
+ * GHOST_ASYNC=auto it is an allreduce of every rank's profiling vote, which
+ * costs the same, and *agreed gets the window-wide decision; otherwise -1. */
+static int agreeing_barrier(ghost_win_t *w, int *agreed)
+{
+    *agreed = -1;
+    if (!ghost_async_auto)
+        return GHOST_REAL(MPI_Barrier)(w->pscw);
+    int vote = ghost_prof_vote(), votes = 0;
+    int rc = GHOST_REAL(MPI_Allreduce)(&vote, &votes, 1, MPI_INT, MPI_SUM, w->pscw);
+    if (rc == MPI_SUCCESS)
+        *agreed = ghostAgree(votes, w->nusers, w->redirect);
+    return rc;
+}
+
+GHOST_DEFINE(MPI_Win_fence, (int assert, MPI_Win win), (assert, win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_fence)(assert, win);
@@ -331,16 +346,20 @@ GHOST_DEFINE(MPI_Win_fence, (int assert, MPI_Win win), {
      * operations to be complete, then see what they wrote. */
     if (rc == MPI_SUCCESS)
         rc = GHOST_REAL(MPI_Win_sync)(w->gwin);
+    int agreed = -1;
     if (rc == MPI_SUCCESS)
-        rc = GHOST_REAL(MPI_Barrier)(w->pscw);
+        rc = agreeing_barrier(w, &agreed);
     if (rc == MPI_SUCCESS)
         rc = GHOST_REAL(MPI_Win_sync)(w->gwin);
     /* Every origin's operations of the closed epoch are complete and every
-     * rank is past the barrier: the one point where a state that all ranks
-     * set (MPI_Win_set_info is collective) can take effect everywhere. */
+     * rank is past the barrier: the point where a state that all ranks set
+     * (MPI_Win_set_info is collective) or agreed can take effect everywhere.
+     * What the application asked for wins over the profiling vote. */
     if (w->pending >= 0) {
         w->redirect = w->pending;
         w->pending = -1;
+    } else if (agreed >= 0) {
+        w->redirect = agreed;
     }
     w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
     return ghost_win_error(w, rc);
@@ -368,7 +387,7 @@ static int group_ranks(ghost_win_t *w, MPI_Group group, int *out, int *n)
     return rc;
 }
 
-GHOST_DEFINE(MPI_Win_post, (MPI_Group group, int assert, MPI_Win win), {
+GHOST_DEFINE(MPI_Win_post, (MPI_Group group, int assert, MPI_Win win), (group, assert, win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_post)(group, assert, win);
@@ -387,7 +406,7 @@ GHOST_DEFINE(MPI_Win_post, (MPI_Group group, int assert, MPI_Win win), {
     return ghost_win_error(w, rc);
 })
 
-GHOST_DEFINE(MPI_Win_start, (MPI_Group group, int assert, MPI_Win win), {
+GHOST_DEFINE(MPI_Win_start, (MPI_Group group, int assert, MPI_Win win), (group, assert, win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_start)(group, assert, win);
@@ -406,7 +425,7 @@ GHOST_DEFINE(MPI_Win_start, (MPI_Group group, int assert, MPI_Win win), {
     return ghost_win_error(w, rc);
 })
 
-GHOST_DEFINE(MPI_Win_complete, (MPI_Win win), {
+GHOST_DEFINE(MPI_Win_complete, (MPI_Win win), (win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_complete)(win);
@@ -446,14 +465,14 @@ static int collect_completes(ghost_win_t *w, int block)
     return rc;
 }
 
-GHOST_DEFINE(MPI_Win_wait, (MPI_Win win), {
+GHOST_DEFINE(MPI_Win_wait, (MPI_Win win), (win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_wait)(win);
     return ghost_win_error(w, collect_completes(w, 1));
 })
 
-GHOST_DEFINE(MPI_Win_test, (MPI_Win win, int *flag), {
+GHOST_DEFINE(MPI_Win_test, (MPI_Win win, int *flag), (win, flag), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_test)(win, flag);
@@ -464,7 +483,7 @@ GHOST_DEFINE(MPI_Win_test, (MPI_Win win, int *flag), {
 
 /* ---- window objects ----------------------------------------------------- */
 
-GHOST_DEFINE(MPI_Win_free, (MPI_Win *win), {
+GHOST_DEFINE(MPI_Win_free, (MPI_Win *win), (win), {
     ghost_win_t *w = ghost_win_find(*win);
     if (!w)
         return GHOST_REAL(MPI_Win_free)(win);
@@ -477,7 +496,7 @@ GHOST_DEFINE(MPI_Win_free, (MPI_Win *win), {
  * segment, so base, size and disp_unit come from MPICH; the flavor and the
  * memory model are those of the window the application asked for. A plain
  * window's size was rounded up for alignment; report the size asked for. */
-GHOST_DEFINE(MPI_Win_get_attr, (MPI_Win win, int keyval, void *attribute_val, int *flag), {
+GHOST_DEFINE(MPI_Win_get_attr, (MPI_Win win, int keyval, void *attribute_val, int *flag), (win, keyval, attribute_val, flag), {
     static int flavor_allocate = MPI_WIN_FLAVOR_ALLOCATE;
     static int model_unified = MPI_WIN_UNIFIED;
     ghost_win_t *w = ghost_win_find(win);
@@ -498,16 +517,26 @@ GHOST_DEFINE(MPI_Win_get_attr, (MPI_Win win, int keyval, void *attribute_val, in
  * operations are complete and that every rank calls it. The barrier comes
  * before the switch, so no origin can use the new path while another may
  * still be using the old one: every accumulate to a target keeps one path. */
-GHOST_DEFINE(MPI_Win_set_info, (MPI_Win win, MPI_Info info), {
+GHOST_DEFINE(MPI_Win_set_info, (MPI_Win win, MPI_Info info), (win, info), {
     int rc = GHOST_REAL(MPI_Win_set_info)(win, info);
     ghost_win_t *w = ghost_win_find(win);
     if (rc != MPI_SUCCESS || !w)
         return rc;
-    char value[16];
-    int flag = 0;
+    char value[16], sym[8];
+    int flag = 0, symmetric = 0;
     ghost_info_get(info, "async_config", value, sizeof value, &flag);
-    if (!flag)
-        return rc;
+    ghost_info_get(info, "symmetric", sym, sizeof sym, &symmetric);
+    symmetric = symmetric && strcmp(sym, "true") == 0;
+    if (!flag) {
+        /* symmetric=true alone is an agreement point for the profiling. */
+        if (symmetric && ghost_async_auto && !w->plain) {
+            int agreed;
+            rc = agreeing_barrier(w, &agreed);
+            if (rc == MPI_SUCCESS)
+                w->redirect = agreed;
+        }
+        return ghost_win_error(w, rc);
+    }
     int on = strcmp(value, "on") == 0, off = strcmp(value, "off") == 0;
     if (!on && !off) {
         static int told;
@@ -523,10 +552,7 @@ GHOST_DEFINE(MPI_Win_set_info, (MPI_Win win, MPI_Info info), {
                             "with redirection off has no effect; allocate it with async_config=on\n");
         return rc;
     }
-    char sym[8];
-    int symmetric = 0;
-    ghost_info_get(info, "symmetric", sym, sizeof sym, &symmetric);
-    if (symmetric && strcmp(sym, "true") == 0) {
+    if (symmetric) {
         rc = GHOST_REAL(MPI_Barrier)(w->pscw);
         w->redirect = on;
         w->pending = -1;
@@ -537,7 +563,7 @@ GHOST_DEFINE(MPI_Win_set_info, (MPI_Win win, MPI_Info info), {
 })
 
 /* Adds Ghost's own hints to what MPICH reports. */
-GHOST_DEFINE(MPI_Win_get_info, (MPI_Win win, MPI_Info *info_used), {
+GHOST_DEFINE(MPI_Win_get_info, (MPI_Win win, MPI_Info *info_used), (win, info_used), {
     int rc = GHOST_REAL(MPI_Win_get_info)(win, info_used);
     ghost_win_t *w = ghost_win_find(win);
     if (rc != MPI_SUCCESS || !w)

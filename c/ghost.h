@@ -35,14 +35,27 @@ extern int ghost_prof_enabled;
 #define GHOST_PROFILING() __builtin_expect(ghost_prof_enabled, 0)
 
 typedef struct {
-    uint64_t calls;   /* wrapped MPI calls completed */
-    uint64_t mpi_ns;  /* time spent inside them */
+    uint64_t calls;     /* wrapped MPI calls completed by this thread */
+    uint64_t mpi_ticks; /* TSC ticks spent inside them */
 } ghost_prof_counters_t;
 
 uint64_t ghost_prof_enter(void);
 void ghost_prof_exit(uint64_t t0);
 void ghost_prof_read(ghost_prof_counters_t *out);
 uint64_t ghost_now_ns(void);
+uint64_t ghost_ticks(void);
+/* TSC ticks per second, measured over 5 ms. */
+double ghost_tsc_hz(void);
+
+/* Profiling predictions (GHOST_ASYNC=auto): the length of one prediction
+ * interval in TSC ticks (0: none), and this process's latest vote, 1 for
+ * redirection on. ghost_prof_vote also ends an interval that a long
+ * computation has outlasted. */
+extern uint64_t ghost_predict_ticks;
+int ghost_prof_vote(void);
+/* Nonzero under GHOST_ASYNC=auto: windows agree on the votes at fences,
+ * allocation and MPI_Win_set_info(symmetric=true). */
+extern int ghost_async_auto;
 
 /* Ghost defines the PMPI_ names too (mpi_f08 and tools call them), so its
  * own calls into MPICH that must bypass the wrappers use these. */
@@ -106,5 +119,9 @@ int ghost_errhandler_setup(void);
 extern int ghostAfterInit(int provided);
 /* Called at the start of MPI_Finalize on user processes. */
 extern void ghostBeforeFinalize(void);
+/* The predictor (adapt/): an interval's MPI ticks and length in, a vote out. */
+extern int ghostPredict(uint64_t mpi_ticks, uint64_t total_ticks);
+/* Window-wide agreement (adapt/): votes for redirection out of n, current state. */
+extern int ghostAgree(int on_votes, int n, int current);
 
 #endif /* GHOST_H_INCLUDED */

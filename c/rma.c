@@ -148,6 +148,8 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                  (addr_t origin_addr, count_t origin_count, MPI_Datatype origin_datatype,    \
                   int target_rank, MPI_Aint target_disp, count_t target_count,               \
                   MPI_Datatype target_datatype, MPI_Win win),                                \
+                 (origin_addr, origin_count, origin_datatype, target_rank, target_disp,      \
+                  target_count, target_datatype, win),                                       \
                  {                                                                           \
                      REDIRECT_WITH(translate_spread(w_, &target_rank, &target_disp, &iw_,   \
                                                     origin_count, origin_datatype),          \
@@ -160,6 +162,8 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                  (addr_t origin_addr, count_t origin_count, MPI_Datatype origin_datatype,    \
                   int target_rank, MPI_Aint target_disp, count_t target_count,               \
                   MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request),          \
+                 (origin_addr, origin_count, origin_datatype, target_rank, target_disp,      \
+                  target_count, target_datatype, win, request),                              \
                  {                                                                           \
                      REDIRECT_REQ_WITH(translate_spread(w_, &target_rank, &target_disp,     \
                                                         &iw_, origin_count, origin_datatype), \
@@ -173,6 +177,8 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                  (const void *origin_addr, count_t origin_count, MPI_Datatype origin_datatype, \
                   int target_rank, MPI_Aint target_disp, count_t target_count,               \
                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win),                     \
+                 (origin_addr, origin_count, origin_datatype, target_rank, target_disp,      \
+                  target_count, target_datatype, op, win),                                   \
                  {                                                                           \
                      REDIRECT(name, win, target_rank, target_disp, origin_addr, origin_count, \
                               origin_datatype, target_rank, target_disp, target_count,       \
@@ -185,6 +191,8 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                   int target_rank, MPI_Aint target_disp, count_t target_count,               \
                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,                      \
                   MPI_Request *request),                                                     \
+                 (origin_addr, origin_count, origin_datatype, target_rank, target_disp,      \
+                  target_count, target_datatype, op, win, request),                          \
                  {                                                                           \
                      REDIRECT_REQ(name, win, request, target_rank, target_disp, origin_addr, \
                                   origin_count, origin_datatype, target_rank, target_disp,   \
@@ -197,6 +205,9 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                   void *result_addr, count_t result_count, MPI_Datatype result_datatype,     \
                   int target_rank, MPI_Aint target_disp, count_t target_count,               \
                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win),                     \
+                 (origin_addr, origin_count, origin_datatype, result_addr, result_count,     \
+                  result_datatype, target_rank, target_disp, target_count, target_datatype,  \
+                  op, win),                                                                  \
                  {                                                                           \
                      REDIRECT(name, win, target_rank, target_disp, origin_addr, origin_count, \
                               origin_datatype, result_addr, result_count, result_datatype,   \
@@ -210,6 +221,9 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                   int target_rank, MPI_Aint target_disp, count_t target_count,               \
                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,                      \
                   MPI_Request *request),                                                     \
+                 (origin_addr, origin_count, origin_datatype, result_addr, result_count,     \
+                  result_datatype, target_rank, target_disp, target_count, target_datatype,  \
+                  op, win, request),                                                         \
                  {                                                                           \
                      REDIRECT_REQ(name, win, request, target_rank, target_disp, origin_addr, \
                                   origin_count, origin_datatype, result_addr, result_count,  \
@@ -237,6 +251,7 @@ RGACC_LIKE(MPI_Rget_accumulate_c, MPI_Count)
 GHOST_DEFINE(MPI_Fetch_and_op,
              (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
               MPI_Aint target_disp, MPI_Op op, MPI_Win win),
+             (origin_addr, result_addr, datatype, target_rank, target_disp, op, win),
              {
                  REDIRECT(MPI_Fetch_and_op, win, target_rank, target_disp, origin_addr,
                           result_addr, datatype, target_rank, target_disp, op);
@@ -245,6 +260,7 @@ GHOST_DEFINE(MPI_Fetch_and_op,
 GHOST_DEFINE(MPI_Compare_and_swap,
              (const void *origin_addr, const void *compare_addr, void *result_addr,
               MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win),
+             (origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win),
              {
                  REDIRECT(MPI_Compare_and_swap, win, target_rank, target_disp, origin_addr,
                           compare_addr, result_addr, datatype, target_rank, target_disp);

@@ -12,9 +12,21 @@
 
 #include <stddef.h>
 
-/* Defines PMPI_name with the given body, and MPI_name as its alias. */
-#define GHOST_DEFINE(name, params, ...)                                      \
-    int P##name params __VA_ARGS__                                           \
+/* Defines PMPI_name with the given body, timed like the generated
+ * wrappers when profiling is on, and MPI_name as its alias. args repeats
+ * the parameter names. */
+#define GHOST_DEFINE(name, params, args, ...)                                \
+    static inline int ghost_body_##name params __VA_ARGS__                   \
+    int P##name params                                                       \
+    {                                                                        \
+        if (GHOST_PROFILING()) {                                             \
+            uint64_t t0 = ghost_prof_enter();                                \
+            int rc = ghost_body_##name args;                                 \
+            ghost_prof_exit(t0);                                             \
+            return rc;                                                       \
+        }                                                                    \
+        return ghost_body_##name args;                                       \
+    }                                                                        \
     int name params __attribute__((alias("P" #name)));
 
 /* Epoch kinds of the epochs_used hint (same bits as redirect.Epochs). */

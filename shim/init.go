@@ -37,7 +37,6 @@ func ghostAfterInit(provided C.int) C.int {
 	cfg, problems := config.Load(os.Environ())
 	self = job{cfg: cfg, worldRank: commRank(world), started: time.Now()}
 	self.log = &logger{level: cfg.Verbose}
-	C.ghost_prof_enabled = boolInt(cfg.Profile)
 	C.ghost_load_policy = C.int(slices.Index(config.LoadPolicies, cfg.Load))
 
 	// Every process reads the same variables; one warning per job is enough.
@@ -80,6 +79,7 @@ func ghostAfterInit(provided C.int) C.int {
 	}
 
 	if cfg.NG == 0 {
+		setupProfiling(cfg)
 		if self.worldRank == 0 {
 			self.log.infof("GHOST_NG=0: pass-through, no ghost processes")
 		}
@@ -106,6 +106,7 @@ func ghostAfterInit(provided C.int) C.int {
 		serve(group) // never returns
 	}
 	C.ghost_yield_after = C.int(cfg.UserYield)
+	setupProfiling(cfg)
 	commSetName(group, "MPI_COMM_WORLD")
 	C.ghost_user_world = group
 	if rc := C.ghost_errhandler_setup(); rc != C.MPI_SUCCESS {
@@ -125,8 +126,8 @@ func ghostBeforeFinalize() {
 	if self.cfg.Profile {
 		var pc C.ghost_prof_counters_t
 		C.ghost_prof_read(&pc)
-		self.log.infof("user rank %d: %d wrapped MPI calls, %.3f s inside MPI",
-			self.layout.UserRank[self.worldRank], uint64(pc.calls), float64(pc.mpi_ns)/1e9)
+		self.log.infof("user rank %d: %d MPI calls on the main thread, %.3f s inside MPI",
+			self.layout.UserRank[self.worldRank], uint64(pc.calls), float64(pc.mpi_ticks)/float64(C.ghost_tsc_hz()))
 	}
 	if !self.split {
 		return

@@ -40,6 +40,12 @@ func allreduceMinInt(c C.MPI_Comm, v int) int {
 	return int(out)
 }
 
+func allreduceSumInt(c C.MPI_Comm, v int) int {
+	in, out := C.int(v), C.int(0)
+	C.PMPI_Allreduce(unsafe.Pointer(&in), unsafe.Pointer(&out), 1, C.MPI_INT, C.MPI_SUM, c)
+	return int(out)
+}
+
 func bcastInt(c C.MPI_Comm, v int, root int) int {
 	x := C.int(v)
 	C.PMPI_Bcast(unsafe.Pointer(&x), 1, C.MPI_INT, C.int(root), c)

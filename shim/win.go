@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/ghost-mpi/ghost/internal/config"
 	"github.com/ghost-mpi/ghost/redirect"
 )
 
@@ -69,7 +70,7 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 			self.log.warnf("MPI_Win_allocate: %v", p)
 		}
 	}
-	if hints.Async == redirect.AsyncOff || (hints.Async == redirect.AsyncDefault && self.cfg.AsyncOff) {
+	if hints.Async == redirect.AsyncOff || (hints.Async == redirect.AsyncDefault && self.cfg.Async == config.AsyncOff) {
 		return C.ghost_win_allocate_plain(size, dispUnit, info, comm, baseptr, win)
 	}
 
@@ -111,7 +112,7 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	w.rank = C.int(commRank(pscw))
 	w.base, w.size, w.disp_unit = iw.base, size, dispUnit
 	w.epochs = C.int(hints.Epochs)
-	w.redirect, w.pending = 1, -1
+	w.redirect, w.pending = initialState(pscw, len(users)), -1
 	w.no_local_load_store = boolInt(hints.NoLocalLoadStore)
 	w.wincomm, w.pscw, w.shm, w.gwin = iw.comm, pscw, iw.shm, iw.global
 	locks := unsafe.Slice(w.lwin, len(iw.locks))

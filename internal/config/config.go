@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // WaitMode is how an idle ghost waits for work (GHOST_WAIT).
@@ -18,6 +19,15 @@ const (
 	WaitSpin     WaitMode = "spin"
 	WaitYield    WaitMode = "yield"
 	WaitAdaptive WaitMode = "adaptive"
+)
+
+// AsyncMode is how windows decide to redirect (GHOST_ASYNC).
+type AsyncMode string
+
+const (
+	AsyncOn   AsyncMode = "on"   // every window redirected
+	AsyncOff  AsyncMode = "off"  // plain MPICH windows
+	AsyncAuto AsyncMode = "auto" // redirected, switched by profiling
 )
 
 // LoadPolicy is how PUT/GET spread over a node's ghosts (GHOST_LOAD).
@@ -67,9 +77,12 @@ type Config struct {
 	NG   int        // ghosts per node; 0 means pure pass-through
 	Wait WaitMode   // idle policy of the ghost server loop
 	Load LoadPolicy // how PUT/GET spread over several ghosts
-	// AsyncOff turns redirection off for every window that does not ask
-	// for it with the async_config=on info key (GHOST_ASYNC=off).
-	AsyncOff bool
+	// Async is the global redirection mode (GHOST_ASYNC).
+	Async AsyncMode
+	// PredictInterval is the profiling interval of GHOST_ASYNC=auto.
+	PredictInterval time.Duration
+	// CRLow and CRHigh bound the communication-ratio hysteresis.
+	CRLow, CRHigh float64
 	// UserYield is how many empty progress polls a waiting user process
 	// makes before it yields its core; 0 never yields.
 	UserYield int
@@ -79,7 +92,8 @@ type Config struct {
 
 // Default is the configuration with no GHOST_* variable set.
 func Default() Config {
-	return Config{NG: 1, Wait: WaitAdaptive, Load: LoadStatic, UserYield: DefaultUserYield, Verbose: LevelWarn}
+	return Config{NG: 1, Wait: WaitAdaptive, Load: LoadStatic, Async: AsyncOn, PredictInterval: time.Second,
+		CRLow: 0.3, CRHigh: 0.6, UserYield: DefaultUserYield, Verbose: LevelWarn}
 }
 
 // Severity says whether a Problem stops the job.
@@ -139,19 +153,38 @@ var Vars = []Var{
 		},
 	},
 	{
-		Name: "GHOST_ASYNC", Aliases: []string{"CSP_ASYNC_CONFIG"}, Accepted: "on or off", Default: "on",
-		Doc: "Whether MPI_Win_allocate windows are redirected through the ghosts. off makes them plain MPICH windows (still cache-line aligned) unless a window's info says async_config=on; a window's async_config=off wins over on.",
+		Name: "GHOST_ASYNC", Aliases: []string{"CSP_ASYNC_CONFIG"}, Accepted: "on, off or auto", Default: "on",
+		Doc: "How MPI_Win_allocate windows use the ghosts: on redirects them, off makes them plain MPICH windows (still cache-line aligned), auto redirects them and switches redirection on and off from profiling, agreed window-wide at allocation, fences and MPI_Win_set_info(symmetric=true). A window's async_config info key wins at allocation.",
 		set: func(c *Config, v string) bool {
-			switch strings.ToLower(strings.TrimSpace(v)) {
-			case "on":
-				c.AsyncOff = false
-			case "off":
-				c.AsyncOff = true
-			default:
+			switch m := AsyncMode(strings.ToLower(strings.TrimSpace(v))); m {
+			case AsyncOn, AsyncOff, AsyncAuto:
+				c.Async = m
+				return true
+			}
+			return false
+		},
+	},
+	{
+		Name: "GHOST_PREDICT_INT", Accepted: "a positive duration such as 1s or 250ms", Default: "1s",
+		Doc: "Under GHOST_ASYNC=auto, the interval over which each process measures its communication ratio CR = T_mpi/T_total and makes a new prediction.",
+		set: func(c *Config, v string) bool {
+			d, err := time.ParseDuration(strings.TrimSpace(v))
+			if err != nil || d <= 0 {
 				return false
 			}
+			c.PredictInterval = d
 			return true
 		},
+	},
+	{
+		Name: "GHOST_CR_LOW", Accepted: "a number from 0 to 1, below GHOST_CR_HIGH", Default: "0.3",
+		Doc: "Under GHOST_ASYNC=auto, a process whose CR falls below this votes for redirection (its targets compute).",
+		set: func(c *Config, v string) bool { return parseRatio(v, &c.CRLow) },
+	},
+	{
+		Name: "GHOST_CR_HIGH", Accepted: "a number from 0 to 1, above GHOST_CR_LOW", Default: "0.6",
+		Doc: "Under GHOST_ASYNC=auto, a process whose CR rises above this votes against redirection (communication dominates). Between the two thresholds it keeps its vote.",
+		set: func(c *Config, v string) bool { return parseRatio(v, &c.CRHigh) },
 	},
 	{
 		Name: "GHOST_LOAD", Accepted: "static, random, op or byte", Default: "static",
@@ -212,6 +245,15 @@ var LauncherVars = []Var{
 	{Name: "GHOST_MPIEXEC", Accepted: "a path to a hydra mpiexec", Default: "mpiexec.hydra, then mpiexec.mpich, then mpiexec", Doc: "The mpiexec `ghost run` uses."},
 }
 
+func parseRatio(v string, out *float64) bool {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || f < 0 || f > 1 {
+		return false
+	}
+	*out = f
+	return true
+}
+
 // ParseBool accepts the usual spellings of a switch.
 func ParseBool(v string) (value, ok bool) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
@@ -257,6 +299,10 @@ func Load(environ []string) (Config, []Problem) {
 					names[i], value, v.Accepted, v.Default)})
 			}
 		}
+	}
+	if cfg.CRLow >= cfg.CRHigh {
+		problems = append(problems, Problem{Error, "GHOST_CR_LOW", fmt.Sprintf(
+			"GHOST_CR_LOW=%g must be lower than GHOST_CR_HIGH=%g", cfg.CRLow, cfg.CRHigh)})
 	}
 	for name := range env {
 		if strings.HasPrefix(name, "GHOST_") && !known[name] {

@@ -131,6 +131,16 @@ func Generate(protos []Proto) (map[string][]byte, error) {
 		}
 		wrapped = append(wrapped, p)
 	}
+	interposed := map[string]bool{}
+	for _, n := range Interposed {
+		interposed[n] = true
+	}
+	for _, p := range Timed(protos) {
+		if !interposed[p.Name] {
+			wrapped = append(wrapped, p)
+		}
+	}
+	sort.Slice(wrapped, func(i, j int) bool { return wrapped[i].Name < wrapped[j].Name })
 	// Every function Ghost defines needs its real twin.
 	realNames := map[string]bool{}
 	for _, p := range wrapped {
@@ -153,7 +163,8 @@ func Generate(protos []Proto) (map[string][]byte, error) {
 
 	var w bytes.Buffer
 	header(&w, "Every MPI function that takes a communicator by value swaps MPI_COMM_WORLD\n"+
-		"// for the user world (which excludes ghosts) and calls MPICH's PMPI_ twin.")
+		"// for the user world (which excludes ghosts) and calls MPICH's PMPI_ twin;\n"+
+		"// the others only time the call when profiling is on.")
 	w.WriteString("// Hand-written instead (see c/*.c):\n")
 	names := make([]string, 0, len(Handwritten))
 	for n := range Handwritten {

@@ -199,3 +199,42 @@ func Wrappable(protos []Proto) []Proto {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
+
+// Timed selects the other MPI_ and MPIX_ functions, the ones without a
+// communicator argument, that a wrapper can forward: int-returning, not
+// variadic, named parameters, with a PMPI twin. Their wrappers only time the
+// call, so that profiling sees every MPI call (MPI_Wait as much as
+// MPI_Barrier). The tools interface (MPI_T_) is not the application's
+// communication and is left alone.
+func Timed(protos []Proto) []Proto {
+	declared := map[string]bool{}
+	for _, p := range protos {
+		declared[p.Name] = true
+	}
+	seen := map[string]bool{}
+	var out []Proto
+	for _, p := range protos {
+		if !strings.HasPrefix(p.Name, "MPI_") && !strings.HasPrefix(p.Name, "MPIX_") {
+			continue
+		}
+		if strings.HasPrefix(p.Name, "MPI_T_") || p.TakesComm() || p.Variadic || p.Ret != "int" {
+			continue
+		}
+		if seen[p.Name] || !declared["P"+p.Name] || !allNamed(p) {
+			continue
+		}
+		seen[p.Name] = true
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func allNamed(p Proto) bool {
+	for _, prm := range p.Params {
+		if prm.Name == "" {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,59 @@
+package main
+
+// #include "ghost.h"
+import "C"
+
+import (
+	"github.com/ghost-mpi/ghost/adapt"
+	"github.com/ghost-mpi/ghost/internal/config"
+)
+
+// predictor is this process's profiling predictor under GHOST_ASYNC=auto.
+var predictor *adapt.Predictor
+
+// setupProfiling turns the wrappers' timers on when asked for, and for
+// GHOST_ASYNC=auto sets the prediction interval in TSC ticks.
+func setupProfiling(cfg config.Config) {
+	auto := cfg.Async == config.AsyncAuto
+	C.ghost_prof_enabled = boolInt(cfg.Profile || auto)
+	C.ghost_async_auto = boolInt(auto)
+	if !auto {
+		return
+	}
+	predictor = adapt.NewPredictor(adapt.Thresholds{Low: cfg.CRLow, High: cfg.CRHigh})
+	C.ghost_predict_ticks = C.uint64_t(cfg.PredictInterval.Seconds() * float64(C.ghost_tsc_hz()))
+}
+
+// ghostPredict is called by the C timers once per prediction interval.
+//
+//export ghostPredict
+func ghostPredict(mpiTicks, totalTicks C.uint64_t) C.int {
+	on := predictor.Observe(uint64(mpiTicks), uint64(totalTicks))
+	self.log.debugf("user rank %d: CR %.3f over the last interval, votes redirection %s",
+		self.layout.UserRank[self.worldRank], predictor.LastCR(), onOff(on))
+	return boolInt(on)
+}
+
+// ghostAgree is called at fences and symmetric MPI_Win_set_info.
+//
+//export ghostAgree
+func ghostAgree(onVotes, n, current C.int) C.int {
+	return boolInt(adapt.Agree(int(onVotes), int(n), current != 0))
+}
+
+// initialState agrees a new window's redirection state: on, unless
+// GHOST_ASYNC=auto and the ranks' votes say off.
+func initialState(pscw C.MPI_Comm, n int) C.int {
+	if C.ghost_async_auto == 0 {
+		return 1
+	}
+	votes := allreduceSumInt(pscw, int(C.ghost_prof_vote()))
+	return boolInt(adapt.Agree(votes, n, true))
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}

@@ -1,0 +1,42 @@
+package test
+
+import (
+	"regexp"
+	"testing"
+)
+
+// GHOST_ASYNC=auto: each process profiles itself, and at every fence the
+// window adopts the majority vote. Compute phases (CR near 0) must leave
+// redirection on, communication phases (CR near 1) must turn it off; the
+// program checks that every rank holds the same state after each fence and
+// that no accumulate was lost across the switches.
+func TestProfilingSwitchesByPhase(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "phases.c")
+	line := regexp.MustCompile(`(?m)^phase (\d+) (compute|comm) -> (on|off)$`)
+	for _, c := range []struct {
+		name  string
+		users int
+		hosts string
+	}{
+		{"one_node", 2, ""},
+		{"two_nodes", 2, "nodeA:2,nodeB:2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := ghostRun(t, job{users: c.users, ghosts: 1, hosts: c.hosts,
+				env:  []string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=100ms"},
+				args: []string{bin, "6", "300"}})
+			expectChecks(t, r, c.users)
+			phases := line.FindAllStringSubmatch(r.stdout, -1)
+			if len(phases) != 6 {
+				t.Fatalf("%d phase lines, want 6:\n%s", len(phases), r)
+			}
+			for _, p := range phases {
+				want := map[string]string{"compute": "on", "comm": "off"}[p[2]]
+				if p[3] != want {
+					t.Errorf("phase %s (%s): redirection %s, want %s\n%s", p[1], p[2], p[3], want, r)
+				}
+			}
+		})
+	}
+}
