@@ -93,7 +93,7 @@ static int lock_target(ghost_win_t *w, ghost_target_t *t, int lock_type, int ass
 /* Releases t's locks. The operations spread to the other ghosts complete
  * first: only then may the bound ghost's lock, which is what excludes other
  * origins, be released. */
-static int unlock_target(ghost_target_t *t, MPI_Win iw)
+static int unlock_target(ghost_win_t *w, ghost_target_t *t, MPI_Win iw)
 {
     int rc = MPI_SUCCESS;
     if (t->spread_locked)
@@ -112,8 +112,12 @@ static int unlock_target(ghost_target_t *t, MPI_Win iw)
  * proves t's main lock granted. */
 static int flush_target(ghost_win_t *w, ghost_target_t *t, MPI_Win iw, int (*flush)(int, MPI_Win))
 {
-    int main_rank = t->lock_type || w->lockall == GHOST_LOCKALL_LOCKS ? t->locked_rank : ghost_anchor(w, t);
+    int locked = t->lock_type || w->lockall == GHOST_LOCKALL_LOCKS;
+    int main_rank = locked ? t->locked_rank : ghost_anchor(w, t);
     int rc = flush(main_rank, iw);
+    /* GP's other path exists in the global window only (see rma.c). */
+    if (rc == MPI_SUCCESS && !locked && ghost_gp_enabled)
+        rc = flush(main_rank == t->self ? t->bound : t->self, iw);
     int spread = t->lock_type || w->lockall == GHOST_LOCKALL_LOCKS ? t->spread_locked : (w->redirect && spreads(t));
     if (spread)
         for (int i = 0; i < t->nghosts && rc == MPI_SUCCESS; i++)
@@ -179,7 +183,7 @@ GHOST_DEFINE(MPI_Win_unlock, (int rank, MPI_Win win), (rank, win), {
     if (!t->lock_type || !w->lwin)
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
     wake_target(w, t);
-    int rc = unlock_target(t, w->lwin[t->slot]);
+    int rc = unlock_target(w, t, w->lwin[t->slot]);
     t->lock_type = 0;
     t->granted = 0;
     __atomic_sub_fetch(&w->nlocked, 1, __ATOMIC_RELAXED);
@@ -216,7 +220,7 @@ GHOST_DEFINE(MPI_Win_unlock_all, (MPI_Win win), (win), {
     switch (w->lockall) {
     case GHOST_LOCKALL_LOCKS:
         for (int r = 0; r < w->nusers; r++) {
-            int rc2 = unlock_target(&w->t[r], w->lwin[w->t[r].slot]);
+            int rc2 = unlock_target(w, &w->t[r], w->lwin[w->t[r].slot]);
             w->t[r].granted = 0;
             if (rc == MPI_SUCCESS)
                 rc = rc2;
@@ -361,6 +365,8 @@ GHOST_DEFINE(MPI_Win_fence, (int assert, MPI_Win win), (assert, win), {
     } else if (agreed >= 0) {
         w->redirect = agreed;
     }
+    if (agreed >= 0)
+        ghost_gp_agreed();
     w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
     return ghost_win_error(w, rc);
 })
@@ -532,8 +538,10 @@ GHOST_DEFINE(MPI_Win_set_info, (MPI_Win win, MPI_Info info), (win, info), {
         if (symmetric && ghost_async_auto && !w->plain) {
             int agreed;
             rc = agreeing_barrier(w, &agreed);
-            if (rc == MPI_SUCCESS)
+            if (rc == MPI_SUCCESS) {
                 w->redirect = agreed;
+                ghost_gp_agreed();
+            }
         }
         return ghost_win_error(w, rc);
     }

@@ -12,6 +12,7 @@
  * one per MPI call.
  */
 #include "ghost.h"
+#include "offload.h"
 
 #include <time.h>
 #include <x86intrin.h>
@@ -51,6 +52,7 @@ static void close_interval(uint64_t now)
     if (prof.interval_start) {
         int vote = ghostPredict(prof.interval_mpi, now - prof.interval_start);
         __atomic_store_n(&ghost_vote, vote, __ATOMIC_RELAXED);
+        ghost_gp_publish(vote);
     }
     prof.interval_start = now;
     prof.interval_mpi = 0;

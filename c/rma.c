@@ -92,13 +92,46 @@ static inline int pick_ghost(ghost_target_t *t, MPI_Aint bytes)
     return i;
 }
 
-/* translate for PUT and GET, which may be balanced over the node's ghosts. */
+/* GP: whether this PUT/GET to t should take the path the window's state
+ * does not: straight to a target that predicts redirection off (it is
+ * communicating, so it progresses by itself), or through the ghost of one
+ * that predicts on (it computes). Only in the global window, where every
+ * rank is under this origin's lock_all(NOCHECK): fence, PSCW and
+ * lock_all(NOCHECK) epochs. Lock epochs would need a NOCHECK lock on the
+ * other rank of the same lock window, and MPICH 4.0.2 then stops granting
+ * real locks there once the state flips (seen as a hang); there PUT/GET
+ * follow the agreed state. */
+static inline int gp_other_path(ghost_win_t *w, const ghost_target_t *t)
+{
+    if (!ghost_gp_enabled || t->lock_type || w->lockall == GHOST_LOCKALL_LOCKS)
+        return 0;
+    return ghost_gp_vote_of(t->world) == (w->redirect ? GHOST_VOTE_OFF : GHOST_VOTE_ON);
+}
+
+/* translate for PUT and GET, which may take the other path (GP) or be
+ * balanced over the node's ghosts. */
 static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MPI_Win *iw,
                                    MPI_Aint count, MPI_Datatype type)
 {
     int target = *rank;
+    MPI_Aint target_disp = *disp;
     int rc = translate(w, rank, disp, iw);
-    if (rc != MPI_SUCCESS || target == MPI_PROC_NULL || !may_spread(w, &w->t[target]))
+    if (rc != MPI_SUCCESS || target == MPI_PROC_NULL)
+        return rc;
+    ghost_target_t *t = &w->t[target];
+    if (gp_other_path(w, t)) {
+        if (w->redirect) {
+            *rank = t->self;
+            *disp = target_disp * t->disp_unit;
+        } else {
+            *rank = t->bound;
+            *disp = t->offset + target_disp * t->disp_unit;
+            if (t->ghost_local[t->bound_idx] >= 0)
+                ghost_ring(t->ghost_local[t->bound_idx]);
+        }
+        return MPI_SUCCESS;
+    }
+    if (!may_spread(w, t))
         return rc;
     MPI_Aint bytes = 0;
     if (ghost_load_policy == GHOST_LOAD_BYTE) {
@@ -106,7 +139,6 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
         PMPI_Type_size(type, &size);
         bytes = count * size;
     }
-    ghost_target_t *t = &w->t[target];
     int i = pick_ghost(t, bytes);
     *rank = t->ghosts[i];
     if (t->ghost_local[i] >= 0)

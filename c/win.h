@@ -9,6 +9,7 @@
 
 #include "doorbell.h"
 #include "ghost.h"
+#include "offload.h"
 
 #include <stddef.h>
 
@@ -54,6 +55,7 @@ typedef struct {
     int ghost_local[GHOST_MAX_NG]; /* index of that ghost on this node, -1 if on another */
     int ghost_world[GHOST_MAX_NG]; /* its world rank, for wake messages */
     int self;                  /* the target itself: where operations go with redirection off */
+    int world;                 /* its world rank: its entry in the GP tables */
     int slot;                  /* lock window: index among its node's users */
     MPI_Aint offset;           /* its segment in its node's shared segment */
     MPI_Aint size;

@@ -1,6 +1,7 @@
 package main
 
 // #include "ghost.h"
+// #include "offload.h"
 import "C"
 
 import (
@@ -22,6 +23,7 @@ func setupProfiling(cfg config.Config) {
 	}
 	predictor = adapt.NewPredictor(adapt.Thresholds{Low: cfg.CRLow, High: cfg.CRHigh})
 	C.ghost_predict_ticks = C.uint64_t(cfg.PredictInterval.Seconds() * float64(C.ghost_tsc_hz()))
+	C.ghost_gp_enabled = boolInt(cfg.GSyncInterval > 0)
 }
 
 // ghostPredict is called by the C timers once per prediction interval.

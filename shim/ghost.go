@@ -3,11 +3,13 @@ package main
 // #include <stdlib.h>
 // #include "win.h"
 // #include "doorbell.h"
+// #include "offload.h"
 import "C"
 
 import (
 	"time"
 
+	"github.com/ghost-mpi/ghost/internal/config"
 	"github.com/ghost-mpi/ghost/shim/internal/wait"
 )
 
@@ -23,13 +25,27 @@ func serve(ghosts C.MPI_Comm) {
 	users := len(node.Users)
 	policy := wait.New(self.cfg.Wait)
 	cpu0 := C.ghost_cpu_ns()
-	commands, finalized, polls, wakes := 0, 0, 0, 0
+	commands, finalized, polls, wakes, exchanges := 0, 0, 0, 0, 0
+	// The node's first ghost runs the GP exchange under GHOST_ASYNC=auto.
+	gsync := self.cfg.Async == config.AsyncAuto && self.cfg.GSyncInterval > 0 && l.LocalRank[self.worldRank] == 0
+	nextSync := time.Now().Add(self.cfg.GSyncInterval)
 	myIndex := l.LocalRank[self.worldRank] // ghosts are the lowest local ranks
 
 	for finalized < users {
 		var cmd C.ghost_cmd_t
 		var from C.int
 		polls++
+		if gsync {
+			if C.ghost_gp_test() != 0 {
+				exchanges++
+			}
+			if now := time.Now(); now.After(nextSync) {
+				// An agreement within the last half interval already
+				// brought every window in line: skip this round.
+				C.ghost_gp_start(C.int64_t(self.cfg.GSyncInterval.Nanoseconds() / 2))
+				nextSync = now.Add(self.cfg.GSyncInterval)
+			}
+		}
 		if C.ghost_wake_poll() != 0 {
 			policy.Worked()
 			wakes++
@@ -74,6 +90,10 @@ func serve(ghosts C.MPI_Comm) {
 
 	C.ghost_ctl_teardown()
 	C.ghost_doorbell_teardown()
+	C.ghost_gp_teardown()
+	if gsync {
+		self.log.infof("ghost at world rank %d: %d GP exchanges", self.worldRank, exchanges)
+	}
 	C.PMPI_Comm_free(&ghosts)
 	C.ghost_real_finalize()
 	C.exit(0)

@@ -1,6 +1,7 @@
 package main
 
 // #include "win.h"
+// #include "offload.h"
 import "C"
 
 import (
@@ -97,7 +98,11 @@ func ghostAfterInit(provided C.int) C.int {
 	self.ctl = commDup(self.node)
 	self.worldDup = commDup(world)
 	C.ghost_ctl_setup(self.ctl)
-	if rc := C.ghost_doorbell_setup(self.node, C.int(layout.LocalRank[self.worldRank]), self.worldDup); rc != C.MPI_SUCCESS {
+	local := layout.LocalRank[self.worldRank]
+	if rc := C.ghost_doorbell_setup(self.node, C.int(local), self.worldDup); rc != C.MPI_SUCCESS {
+		return rc
+	}
+	if rc := C.ghost_gp_setup(self.node, C.int(local), self.worldDup, boolInt(isGhost && local == 0)); rc != C.MPI_SUCCESS {
 		return rc
 	}
 	C.ghost_total_ghosts = C.int(layout.TotalGhosts())
@@ -138,6 +143,7 @@ func ghostBeforeFinalize() {
 		C.ghost_ctl_send(C.int(self.layout.LocalRank[g]), &cmd)
 	}
 	C.ghost_doorbell_teardown() // collective with the ghosts, once they have every FINALIZE
+	C.ghost_gp_teardown()
 }
 
 func boolInt(b bool) C.int {

@@ -2,6 +2,7 @@ package test
 
 import (
 	"regexp"
+	"strconv"
 	"testing"
 )
 
@@ -14,18 +15,33 @@ func TestProfilingSwitchesByPhase(t *testing.T) {
 	needMPI(t)
 	bin := program(t, "phases.c")
 	line := regexp.MustCompile(`(?m)^phase (\d+) (compute|comm) -> (on|off)$`)
+	exchanges := regexp.MustCompile(`ghost at world rank \d+: (\d+) GP exchanges`)
 	for _, c := range []struct {
 		name  string
 		users int
 		hosts string
+		gsync string
 	}{
-		{"one_node", 2, ""},
-		{"two_nodes", 2, "nodeA:2,nodeB:2"},
+		{"one_node", 2, "", "0"},
+		{"two_nodes", 2, "nodeA:2,nodeB:2", "0"},
+		{"one_node_gp", 3, "", "100ms"},
+		{"two_nodes_gp", 2, "nodeA:2,nodeB:2", "100ms"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := ghostRun(t, job{users: c.users, ghosts: 1, hosts: c.hosts,
-				env:  []string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=100ms"},
+				env:  []string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=100ms", "GHOST_GSYNC_INT=" + c.gsync, "GHOST_VERBOSE=info"},
 				args: []string{bin, "6", "300"}})
+			if c.gsync != "0" {
+				m := exchanges.FindAllStringSubmatch(r.stderr, -1)
+				if len(m) == 0 {
+					t.Fatalf("no GP exchange report:\n%s", r)
+				}
+				for _, x := range m {
+					if n, _ := strconv.Atoi(x[1]); n == 0 {
+						t.Errorf("a sync ghost made no exchange:\n%s", r)
+					}
+				}
+			}
 			expectChecks(t, r, c.users)
 			phases := line.FindAllStringSubmatch(r.stdout, -1)
 			if len(phases) != 6 {

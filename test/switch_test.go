@@ -21,6 +21,9 @@ func TestSwitchingKeepsAtomicity(t *testing.T) {
 		{"g1", 3, 1, "", nil},
 		{"g2_spread", 3, 2, "", []string{"GHOST_LOAD=op"}},
 		{"g1_2nodes", 4, 1, "nodeA:3,nodeB:3", nil},
+		// Profiling votes and the ghost-offloaded exchange run underneath
+		// the explicit switches.
+		{"auto_gp", 3, 1, "", []string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=50ms", "GHOST_GSYNC_INT=100ms"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := ghostRun(t, job{users: c.users, ghosts: c.ghosts, hosts: c.hosts, env: c.env, args: []string{bin, "8", "40"}})

@@ -83,6 +83,9 @@ type Config struct {
 	PredictInterval time.Duration
 	// CRLow and CRHigh bound the communication-ratio hysteresis.
 	CRLow, CRHigh float64
+	// GSyncInterval is how often the ghosts exchange the users' votes for
+	// ghost-offloaded PUT/GET switching; 0 turns that strategy off.
+	GSyncInterval time.Duration
 	// UserYield is how many empty progress polls a waiting user process
 	// makes before it yields its core; 0 never yields.
 	UserYield int
@@ -93,7 +96,7 @@ type Config struct {
 // Default is the configuration with no GHOST_* variable set.
 func Default() Config {
 	return Config{NG: 1, Wait: WaitAdaptive, Load: LoadStatic, Async: AsyncOn, PredictInterval: time.Second,
-		CRLow: 0.3, CRHigh: 0.6, UserYield: DefaultUserYield, Verbose: LevelWarn}
+		CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn}
 }
 
 // Severity says whether a Problem stops the job.
@@ -173,6 +176,23 @@ var Vars = []Var{
 				return false
 			}
 			c.PredictInterval = d
+			return true
+		},
+	},
+	{
+		Name: "GHOST_GSYNC_INT", Accepted: "a duration such as 2s or 500ms, or 0 to turn it off", Default: "2s",
+		Doc: "Under GHOST_ASYNC=auto, how often each node's first ghost exchanges its users' latest predictions with the other nodes (MPI_Iallgather), so that every origin can send each PUT/GET by the path its target's own prediction calls for (ghost-offloaded switching). 0 leaves only the window-wide agreement.",
+		set: func(c *Config, v string) bool {
+			v = strings.TrimSpace(v)
+			if v == "0" {
+				c.GSyncInterval = 0
+				return true
+			}
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 {
+				return false
+			}
+			c.GSyncInterval = d
 			return true
 		},
 	},
