@@ -180,24 +180,7 @@ func stripComments(s string) string {
 // value and have a PMPI counterpart declared in the same headers. The result
 // is sorted by name so that the generated file is stable.
 func Wrappable(protos []Proto) []Proto {
-	declared := map[string]bool{}
-	for _, p := range protos {
-		declared[p.Name] = true
-	}
-	seen := map[string]bool{}
-	var out []Proto
-	for _, p := range protos {
-		if !strings.HasPrefix(p.Name, "MPI_") && !strings.HasPrefix(p.Name, "MPIX_") {
-			continue
-		}
-		if !p.TakesComm() || seen[p.Name] || !declared["P"+p.Name] {
-			continue
-		}
-		seen[p.Name] = true
-		out = append(out, p)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	return selectMPI(protos, func(p Proto) bool { return p.TakesComm() })
 }
 
 // Timed selects the other MPI_ and MPIX_ functions, the ones without a
@@ -207,6 +190,15 @@ func Wrappable(protos []Proto) []Proto {
 // MPI_Barrier). The tools interface (MPI_T_) is not the application's
 // communication and is left alone.
 func Timed(protos []Proto) []Proto {
+	return selectMPI(protos, func(p Proto) bool {
+		return !strings.HasPrefix(p.Name, "MPI_T_") && !p.TakesComm() && !p.Variadic &&
+			p.Ret == "int" && allNamed(p)
+	})
+}
+
+// selectMPI keeps the MPI_ and MPIX_ prototypes with a PMPI twin that keep
+// accepts, once each, sorted by name.
+func selectMPI(protos []Proto, keep func(Proto) bool) []Proto {
 	declared := map[string]bool{}
 	for _, p := range protos {
 		declared[p.Name] = true
@@ -217,10 +209,7 @@ func Timed(protos []Proto) []Proto {
 		if !strings.HasPrefix(p.Name, "MPI_") && !strings.HasPrefix(p.Name, "MPIX_") {
 			continue
 		}
-		if strings.HasPrefix(p.Name, "MPI_T_") || p.TakesComm() || p.Variadic || p.Ret != "int" {
-			continue
-		}
-		if seen[p.Name] || !declared["P"+p.Name] || !allNamed(p) {
+		if seen[p.Name] || !declared["P"+p.Name] || !keep(p) {
 			continue
 		}
 		seen[p.Name] = true
