@@ -118,7 +118,8 @@ var suites = []Suite{
 		Program: "wincost.c",
 		About: "Collective window calls, us per call on the slowest rank: MPI_Win_allocate and " +
 			"MPI_Win_free (4 KiB and 1 MiB per rank), an empty MPI_Win_fence, MPI_Win_set_info " +
-			"(async_config, alternately on and off) alone and followed by a fence.",
+			"(async_config, alternately on and off) alone and followed by a fence; under Ghost the " +
+			"change takes effect at that fence, which switches the window's redirection.",
 		Args: fixed([]string{"-b", "4096,1048576", "-a", "30", "-f", "100", "-r", "10", "-T", "20"},
 			[]string{"-b", "4096", "-a", "3", "-f", "10", "-r", "2", "-T", "5"}),
 		Configs: alternatives,

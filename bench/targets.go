@@ -17,13 +17,17 @@ type Target struct {
 	Strict       bool
 }
 
-// TargetResult is a Target evaluated on one report.
+// TargetResult is a Target evaluated on one report. The verdict is on the
+// ratio of medians; MinRatio, the ratio of the fastest samples, is printed
+// beside it because on a shared machine the minimum is the better estimate
+// of what a path costs when nothing else runs.
 type TargetResult struct {
 	Target
-	Value   float64 `json:"value"`
-	Against float64 `json:"against"`
-	Ratio   float64 `json:"ratio"`
-	Verdict string  `json:"verdict"` // met, missed, info or "no data"
+	Value    float64 `json:"value"`
+	Against  float64 `json:"against"`
+	Ratio    float64 `json:"ratio"`
+	MinRatio float64 `json:"min_ratio"`
+	Verdict  string  `json:"verdict"` // met, missed, info or "no data"
 }
 
 const (
@@ -61,33 +65,34 @@ var targets = []Target{
 // evaluate judges every target against the suites of one report; a target
 // whose suite did not run, or whose medians are missing, is "no data".
 func evaluate(ts []Target, suites []SuiteResult) []TargetResult {
-	medians := map[[3]string]float64{}
+	summaries := map[[3]string]Summary{}
 	for _, s := range suites {
 		for _, st := range s.Stats {
 			if st.N > 0 {
-				medians[[3]string{s.Name, st.Config, st.Metric}] = st.Median
+				summaries[[3]string{s.Name, st.Config, st.Metric}] = st.Summary
 			}
 		}
 	}
 	out := make([]TargetResult, 0, len(ts))
 	for _, t := range ts {
-		out = append(out, judge(t, medians))
+		out = append(out, judge(t, summaries))
 	}
 	return out
 }
 
-func judge(t Target, medians map[[3]string]float64) TargetResult {
+func judge(t Target, summaries map[[3]string]Summary) TargetResult {
 	r := TargetResult{Target: t, Verdict: verdictNoData}
 	vm := t.VersusMetric
 	if vm == "" {
 		vm = t.Metric
 	}
-	v, ok1 := medians[[3]string{t.Suite, t.Config, t.Metric}]
-	a, ok2 := medians[[3]string{t.Suite, t.Versus, vm}]
-	if !ok1 || !ok2 || a == 0 {
+	v, ok1 := summaries[[3]string{t.Suite, t.Config, t.Metric}]
+	a, ok2 := summaries[[3]string{t.Suite, t.Versus, vm}]
+	if !ok1 || !ok2 || a.Median == 0 {
 		return r
 	}
-	r.Value, r.Against, r.Ratio = v, a, ratio(v, a)
+	r.Value, r.Against, r.Ratio = v.Median, a.Median, ratio(v.Median, a.Median)
+	r.MinRatio = ratio(v.Min, a.Min)
 	switch {
 	case t.Limit == 0:
 		r.Verdict = verdictInfo

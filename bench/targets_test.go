@@ -6,14 +6,14 @@ import (
 )
 
 func TestJudge(t *testing.T) {
-	med := map[[3]string]float64{
-		{"s", "plain", "lat"}:   100,
-		{"s", "ghost", "lat"}:   2,
-		{"s", "slow", "lat"}:    103,
-		{"s", "slower", "lat"}:  104,
-		{"s", "plain", "alone"}: 50,
-		{"s", "ghost", "rate"}:  40,
-		{"s", "zero", "lat"}:    0,
+	med := map[[3]string]Summary{
+		{"s", "plain", "lat"}:   {N: 1, Min: 50, Median: 100},
+		{"s", "ghost", "lat"}:   {N: 1, Min: 1, Median: 2},
+		{"s", "slow", "lat"}:    {N: 1, Median: 103},
+		{"s", "slower", "lat"}:  {N: 1, Median: 104},
+		{"s", "plain", "alone"}: {N: 1, Median: 50},
+		{"s", "ghost", "rate"}:  {N: 1, Median: 40},
+		{"s", "zero", "lat"}:    {N: 1},
 	}
 	tests := []struct {
 		name      string
@@ -39,6 +39,9 @@ func TestJudge(t *testing.T) {
 			}
 			if d := got.Ratio - tt.wantRatio; d > 1e-9 || d < -1e-9 {
 				t.Errorf("ratio %v, want %v", got.Ratio, tt.wantRatio)
+			}
+			if tt.name == "well under the limit" && got.MinRatio != 0.02 {
+				t.Errorf("ratio of mins %v, want 0.02", got.MinRatio)
 			}
 		})
 	}
@@ -103,14 +106,14 @@ func TestLimitText(t *testing.T) {
 func TestWriteTargets(t *testing.T) {
 	var b strings.Builder
 	writeTargets(&b, []TargetResult{
-		{Target: Target{Goal: "g1", Suite: "s", Metric: "m", Config: "c", Versus: "plain", Limit: 1.03}, Value: 2, Against: 1, Ratio: 2, Verdict: verdictMissed},
-		{Target: Target{Goal: "g2", Suite: "s", Metric: "rate", Config: "c", Versus: "plain", VersusMetric: "alone"}, Value: 1, Against: 2, Ratio: 0.5, Verdict: verdictInfo},
+		{Target: Target{Goal: "g1", Suite: "s", Metric: "m", Config: "c", Versus: "plain", Limit: 1.03}, Value: 2, Against: 1, Ratio: 2, MinRatio: 1.5, Verdict: verdictMissed},
+		{Target: Target{Goal: "g2", Suite: "s", Metric: "rate", Config: "c", Versus: "plain", VersusMetric: "alone"}, Value: 1, Against: 2, Ratio: 0.5, MinRatio: 0.25, Verdict: verdictInfo},
 		{Target: Target{Goal: "g3", Suite: "s", Metric: "m", Config: "c", Versus: "plain", Limit: 2}, Verdict: verdictNoData},
 	})
 	for _, want := range []string{
-		"| g1 | s | c `m` / plain | 2.00 | 1.00 | 2.000 | ≤ 1.03 | **missed** |",
-		"| g2 | s | c `rate` / plain alone | 1.00 | 2.00 | 0.500 |  | info |",
-		"| g3 | s | c `m` / plain |  |  |  | ≤ 2.00 | no data |",
+		"| g1 | s | c `m` / plain | 2.00 | 1.00 | 2.000 | 1.500 | ≤ 1.03 | **missed** |",
+		"| g2 | s | c `rate` / plain alone | 1.00 | 2.00 | 0.500 | 0.250 |  | info |",
+		"| g3 | s | c `m` / plain |  |  |  |  | ≤ 2.00 | no data |",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("targets table lacks %q:\n%s", want, b.String())
