@@ -13,6 +13,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -30,6 +31,7 @@ type options struct {
 	rounds   int
 	timeout  time.Duration
 	maxTime  time.Duration
+	render   string
 	build    string
 	programs string
 	out      string
@@ -46,6 +48,7 @@ func parseFlags() options {
 	flag.IntVar(&o.rounds, "rounds", 0, "times each configuration runs, interleaved with the others (default: the suite's, 5 unless it says; smoke 1)")
 	flag.DurationVar(&o.timeout, "timeout", 60*time.Second, "limit for one run of a program")
 	flag.DurationVar(&o.maxTime, "max-time", 0, "limit for the whole driver run: runs that would start later are skipped and reported (0: none)")
+	flag.StringVar(&o.render, "render", "", "run nothing: rewrite the .md and .png of an earlier run from its .json (after a change to the report)")
 	flag.StringVar(&o.build, "build", "build", "directory holding libghost.so and the ghost CLI")
 	flag.StringVar(&o.programs, "programs", "bench/programs", "directory of the benchmark programs")
 	flag.StringVar(&o.out, "out", "bench/results", "directory for the results")
@@ -69,7 +72,12 @@ func (o options) roundsFor(s Suite) int {
 }
 
 func main() {
-	if err := run(parseFlags()); err != nil {
+	o := parseFlags()
+	do := run
+	if o.render != "" {
+		do = rerender
+	}
+	if err := do(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -196,4 +204,33 @@ func runSuite(s Suite, o options, l Launch, env []string, tmp string, deadline t
 	res.Stats = statsOf(res.Samples)
 	res.Deltas = compare(res.Stats, res.Baseline, s.Budget)
 	return res, nil
+}
+
+// rerender rewrites the markdown and the PNG of an earlier run from its
+// JSON, in the directory of the JSON; the numbers are not touched. The
+// table layout comes from today's suite definitions.
+func rerender(o options) error {
+	data, err := os.ReadFile(o.render)
+	if err != nil {
+		return err
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return fmt.Errorf("%s: %v", o.render, err)
+	}
+	for i := range r.Suites {
+		if def, ok := suiteByName(r.Suites[i].Name); ok {
+			r.Suites[i].Wide = def.Wide
+		}
+	}
+	md := markdown(r)
+	base := strings.TrimSuffix(o.render, ".json")
+	if err := writeAtomic(base+".md", []byte(md)); err != nil {
+		return err
+	}
+	png, err := renderPNG(r)
+	if err != nil || png == nil {
+		return err
+	}
+	return writeAtomic(base+".png", png)
 }

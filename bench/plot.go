@@ -58,8 +58,8 @@ func prefixSuffix(pfx, sfx string) func(string) bool {
 }
 
 // categoryChart puts metrics side by side on the X axis and gives each
-// configuration a series: grouped bars on a linear axis, or markers joined
-// by lines on a log axis (bars have no base on a log axis).
+// configuration a series: grouped bars on a linear axis, or markers on a log
+// axis (bars have no base on a log axis).
 type categoryChart struct {
 	Title string
 	Unit  string
@@ -89,9 +89,13 @@ func (c categoryChart) plot(s SuiteResult) (*plot.Plot, error) {
 	return p, nil
 }
 
+// groupWidth is the room for one category's bars, in points: most of a
+// panel's data area divided among the categories.
+const groupWidth = 340
+
 func addBars(p *plot.Plot, s SuiteResult, metrics []string, med map[[2]string]float64) error {
 	n := len(s.Configs)
-	width := vg.Points(math.Max(4, 60/float64(n)))
+	width := vg.Points(math.Min(20, groupWidth/float64(n*len(metrics))))
 	for i, cfg := range s.Configs {
 		values := make(plotter.Values, len(metrics))
 		for j, m := range metrics {
@@ -121,7 +125,7 @@ func addLogSeries(p *plot.Plot, s SuiteResult, metrics []string, med map[[2]stri
 				xys = append(xys, plotter.XY{X: float64(j) + 0.08*(float64(i)-float64(n-1)/2), Y: v})
 			}
 		}
-		addSeries(p, i, cfg.Name, xys)
+		addMarkers(p, i, cfg.Name, xys)
 	}
 }
 
@@ -226,6 +230,23 @@ func addSeries(p *plot.Plot, i int, name string, xys plotter.XYs) {
 	points.Shape = plotutil.Shape(i)
 	p.Add(line, points)
 	p.Legend.Add(name, line, points)
+}
+
+// addMarkers draws one configuration as markers only: categories have no
+// order that a line between them would mean.
+func addMarkers(p *plot.Plot, i int, name string, xys plotter.XYs) {
+	if len(xys) == 0 {
+		return
+	}
+	points, err := plotter.NewScatter(xys)
+	if err != nil {
+		return
+	}
+	points.Color = plotutil.Color(i)
+	points.Shape = plotutil.Shape(i)
+	points.Radius = vg.Points(3.5)
+	p.Add(points)
+	p.Legend.Add(name, points)
 }
 
 // setLogY switches the Y axis to a log scale. Only positive values were

@@ -2,6 +2,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -99,5 +103,30 @@ func TestRenderPNG(t *testing.T) {
 		if err != nil || png != nil {
 			t.Errorf("%s: renderPNG = %d bytes, %v; want nothing", name, len(png), err)
 		}
+	}
+}
+
+// -render rewrites the markdown and PNG of a run from its JSON alone.
+func TestRerender(t *testing.T) {
+	dir := t.TempDir()
+	r := Report{Suites: []SuiteResult{{Name: "gcu", Baseline: "plain", Configs: []ConfigInfo{{Name: "plain"}},
+		Stats: []Stat{{Config: "plain", Metric: "time", Unit: "s", Summary: Summary{N: 1, Min: 1, Median: 1, Max: 1}}}}}}
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "run.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := rerender(options{render: path}); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "run.md"))
+	if err != nil || !strings.Contains(string(md), "| time | s | 1 |") {
+		t.Errorf("markdown %q, %v: want the wide gcu table", md, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "run.png")); err != nil {
+		t.Error(err)
 	}
 }
