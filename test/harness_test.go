@@ -67,17 +67,27 @@ var compileMu sync.Mutex
 // and returns the binary's path.
 func program(t *testing.T, name string) string {
 	t.Helper()
+	return programIn(t, "programs", name)
+}
+
+// programIn is program for a source in another directory (e.g. rma/); the
+// directory prefixes the binary's name.
+func programIn(t *testing.T, dir, name string) string {
+	t.Helper()
 	compileMu.Lock()
 	defer compileMu.Unlock()
 	base := strings.TrimSuffix(name, filepath.Ext(name))
 	if filepath.Ext(name) == ".f90" {
 		base += "_f"
 	}
+	if dir != "programs" {
+		base = dir + "_" + base
+	}
 	bin := filepath.Join(progDir, base)
 	if _, err := os.Stat(bin); err == nil {
 		return bin
 	}
-	src, _ := filepath.Abs(filepath.Join("programs", name))
+	src, _ := filepath.Abs(filepath.Join(dir, name))
 	compiler := "mpicc"
 	args := []string{"-O2", "-Wall", "-I" + filepath.Dir(src), "-o", bin, src, "-lpthread"}
 	if filepath.Ext(name) == ".f90" {

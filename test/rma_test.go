@@ -1,0 +1,206 @@
+package test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The RMA conformance suite: every self-checking program in rma/ runs under
+// every configuration below, one subtest per program (and per argument set,
+// where rmaArgs lists several): TestRMA/<config>/<program>[/<args>].
+//
+// RMA_CONFIGS=plain,g1 (names from rmaConfigs, or "all", which adds the
+// extra baselines) picks configurations; -run works as usual, e.g.
+// -run 'TestRMA/g2/tiny'.
+
+// rmaConfig is one way of starting the programs.
+type rmaConfig struct {
+	name   string
+	users  int
+	ghosts int    // ghosts per node for `ghost run`; -1: plain mpiexec, no Ghost
+	hosts  string // fake nodes
+	env    []string
+	extra  bool // only with RMA_CONFIGS=all or by name
+}
+
+var rmaConfigs = []rmaConfig{
+	{name: "plain", users: 2, ghosts: -1},
+	{name: "g0", users: 2, ghosts: 0},
+	{name: "g1", users: 3, ghosts: 1},
+	{name: "g2", users: 2, ghosts: 2},
+	{name: "g1-2nodes", users: 4, ghosts: 1, hosts: "nodeA:3,nodeB:3"},
+	// More baselines: plain MPICH with as many ranks as g1 and g1-2nodes,
+	// and with its shared-memory path off (which hides the alignment bug).
+	{name: "plain-n3", users: 3, ghosts: -1, extra: true},
+	{name: "plain-2nodes", users: 4, ghosts: -1, hosts: "nodeA:2,nodeB:2", extra: true},
+	{name: "plain-nolocal", users: 3, ghosts: -1, env: []string{"MPIR_CVAR_NOLOCAL=1"}, extra: true},
+}
+
+// rmaArgs gives programs that take arguments their argument sets, each run
+// as its own subtest. Programs not listed run once, without arguments.
+var rmaArgs = map[string][][]string{
+	"tiny_sizes.c": {{"1", "8", "12"}, {"mixed"}}, // same size on every rank; sizes differ
+}
+
+// A knownBug is an MPICH 4.0.2 defect a program detects. In the listed
+// configurations ("*": all) a failure is expected, and the subtest is
+// skipped, naming the bug, once the failure is confirmed to be this bug:
+// every FAIL line matches the bug's signature and, where there is a
+// workaround, the program passes with it.
+type knownBug struct {
+	configs    []string
+	why        string
+	signature  *regexp.Regexp
+	workaround []string // environment under which the program must pass
+}
+
+var alignmentBug = knownBug{
+	configs:    []string{"plain", "g0", "plain-n3", "plain-2nodes"},
+	why:        "MPICH 4.0.2 misplaces intranode RMA on window bases that are not 16-byte aligned",
+	signature:  regexp.MustCompile(`.`),
+	workaround: []string{"MPIR_CVAR_NOLOCAL=1"},
+}
+
+var mpichBugs = map[string]knownBug{
+	"tiny_win4.c":  alignmentBug,
+	"tiny_sizes.c": alignmentBug,
+	"lock_nocheck_reuse.c": {configs: []string{"plain", "g0", "plain-n3", "plain-2nodes", "plain-nolocal"},
+		why:       "MPICH 4.0.2 hangs an exclusive lock that follows NOCHECK and ordinary shared locks on the same target",
+		signature: regexp.MustCompile(`watchdog: .*exclusive`)},
+	"acc_unsigned.c": {configs: []string{"*"},
+		why:       "MPICH 4.0.2 compares unsigned integers as signed in MPI_MAX/MPI_MIN accumulates",
+		signature: regexp.MustCompile(`MPI_(MAX|MIN) on rank`)},
+}
+
+func (b knownBug) in(config string) bool {
+	for _, c := range b.configs {
+		if c == config || c == "*" {
+			return true
+		}
+	}
+	return false
+}
+
+func TestRMA(t *testing.T) {
+	needMPI(t)
+	progs, err := filepath.Glob(filepath.Join("rma", "*.c"))
+	if err != nil || len(progs) == 0 {
+		t.Fatalf("no programs in rma/: %v", err)
+	}
+	sort.Strings(progs)
+	bins := map[string]string{}
+	for _, src := range progs {
+		bins[filepath.Base(src)] = programIn(t, "rma", filepath.Base(src))
+	}
+	// Jobs run rmaJobs at a time: a job spends much of its time starting
+	// processes and waiting in MPI, so two overlap well even on 2 cores.
+	slots := make(chan struct{}, rmaJobs(t))
+	for _, cfg := range selectedRMAConfigs(t) {
+		t.Run(cfg.name, func(t *testing.T) {
+			for _, src := range progs {
+				name := filepath.Base(src)
+				argSets := rmaArgs[name]
+				if argSets == nil {
+					argSets = [][]string{nil}
+				}
+				t.Run(strings.TrimSuffix(name, ".c"), func(t *testing.T) {
+					t.Parallel()
+					slots <- struct{}{}
+					defer func() { <-slots }()
+					for _, args := range argSets {
+						if len(argSets) == 1 {
+							runRMA(t, cfg, name, bins[name], args)
+							continue
+						}
+						t.Run(strings.Join(args, "_"), func(t *testing.T) { runRMA(t, cfg, name, bins[name], args) })
+					}
+				})
+			}
+		})
+	}
+}
+
+// rmaJobs is RMA_JOBS, the number of jobs run at the same time (default 2).
+func rmaJobs(t *testing.T) int {
+	n, err := strconv.Atoi(os.Getenv("RMA_JOBS"))
+	if os.Getenv("RMA_JOBS") == "" {
+		return 2
+	}
+	if err != nil || n < 1 {
+		t.Fatalf("RMA_JOBS=%q: want a positive integer", os.Getenv("RMA_JOBS"))
+	}
+	return n
+}
+
+// runRMA runs one program under one configuration and checks its summary.
+func runRMA(t *testing.T, cfg rmaConfig, name, bin string, args []string) {
+	t.Helper()
+	r := startRMA(t, cfg, nil, append([]string{bin}, args...))
+	bug, known := mpichBugs[name]
+	if !known || !bug.in(cfg.name) {
+		expectChecks(t, r, cfg.users)
+		return
+	}
+	if r.code == 0 && !strings.Contains(r.stdout, "FAIL") {
+		t.Logf("%s: the known MPICH bug did not show (%s)", cfg.name, bug.why)
+		expectChecks(t, r, cfg.users)
+		return
+	}
+	fails := failLine.FindAllString(r.stdout, -1)
+	for _, f := range fails {
+		if !bug.signature.MatchString(f) {
+			t.Fatalf("%s fails, but not only with the known MPICH bug (%s):\n%s", name, bug.why, r)
+		}
+	}
+	if len(fails) == 0 {
+		t.Fatalf("%s fails without a FAIL line, so not with the known MPICH bug (%s):\n%s", name, bug.why, r)
+	}
+	first := fails[0]
+	if bug.workaround != nil {
+		expectChecks(t, startRMA(t, cfg, bug.workaround, append([]string{bin}, args...)), cfg.users)
+		t.Skipf("known MPICH bug: %s (passes with %s); first failure: %s", bug.why, strings.Join(bug.workaround, " "), first)
+	}
+	t.Skipf("known MPICH bug: %s; first failure: %s", bug.why, first)
+}
+
+var failLine = regexp.MustCompile(`(?m)^FAIL.*$`)
+
+func startRMA(t *testing.T, cfg rmaConfig, env, argv []string) result {
+	t.Helper()
+	j := job{users: cfg.users, ghosts: cfg.ghosts, hosts: cfg.hosts, args: argv, timeout: 60 * time.Second,
+		env: append(append([]string{}, cfg.env...), env...)}
+	if cfg.ghosts < 0 {
+		return mpiexecRun(t, j, cfg.users, false)
+	}
+	return ghostRun(t, j)
+}
+
+func selectedRMAConfigs(t *testing.T) []rmaConfig {
+	want := os.Getenv("RMA_CONFIGS")
+	var out []rmaConfig
+	for _, c := range rmaConfigs {
+		if want == "" && !c.extra || want == "all" {
+			out = append(out, c)
+			continue
+		}
+		for _, w := range strings.Split(want, ",") {
+			if w == c.name {
+				out = append(out, c)
+			}
+		}
+	}
+	if len(out) == 0 {
+		names := []string{}
+		for _, c := range rmaConfigs {
+			names = append(names, c.name)
+		}
+		t.Fatalf("RMA_CONFIGS=%q names no configuration; known: %s, all", want, strings.Join(names, ", "))
+	}
+	return out
+}
