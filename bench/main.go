@@ -184,6 +184,10 @@ func runSuite(s Suite, o options, l Launch, env []string, tmp string, deadline t
 		res.Configs = append(res.Configs, ConfigInfo{Name: c.Name, About: c.About, ProgArgs: c.ProgArgs})
 	}
 	prog := append([]string{exe}, args...)
+	parse := s.Parse
+	if parse == nil {
+		parse = parseOutput
+	}
 	started := time.Now()
 	for round := 0; round < rounds; round++ {
 		for _, c := range cfgs {
@@ -192,7 +196,7 @@ func runSuite(s Suite, o options, l Launch, env []string, tmp string, deadline t
 				continue
 			}
 			fmt.Fprintf(os.Stderr, "bench: %s: %s, round %d of %d\n", s.Name, c.Name, round+1, rounds)
-			run, samples := runOnce(c, l, prog, env, round, o.timeout)
+			run, samples := runOnce(c, l, prog, env, round, o.timeout, parse)
 			if run.Error != "" {
 				fmt.Fprintf(os.Stderr, "bench: %s: %s failed: %s\n", s.Name, c.Name, run.Error)
 			}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,11 +76,14 @@ type Run struct {
 	WrongValues int64 `json:"wrong_values"`
 }
 
-// runOnce runs prog under c and checks that the application saw exactly
-// l.Users ranks: a benchmark that silently counted a ghost would compare
-// different jobs.
-func runOnce(c Config, l Launch, prog []string, env []string, round int, timeout time.Duration) (Run, []Sample) {
-	prog = append(slices.Clone(prog), c.ProgArgs...)
+// runOnce runs prog under c, reads its output with parse, and checks that
+// the application saw exactly l.Users ranks: a benchmark that silently
+// counted a ghost would compare different jobs. The configuration's
+// arguments come before the suite's: options before operands, and a mode
+// word (multiphase's static|user) before the numbers that follow it.
+func runOnce(c Config, l Launch, prog []string, env []string, round int, timeout time.Duration,
+	parse func(io.Reader) (programOutput, error)) (Run, []Sample) {
+	prog = slices.Concat(prog[:1], c.ProgArgs, prog[1:])
 	run := Run{Config: c.Name, Round: round, Env: c.Env, Command: c.Command(l, prog)}
 	start := time.Now()
 	stdout, err := runJob(run.Command, append(slices.Clone(env), c.Env...), timeout)
@@ -88,7 +92,7 @@ func runOnce(c Config, l Launch, prog []string, env []string, round int, timeout
 		run.Error = err.Error()
 		return run, nil
 	}
-	out, err := parseOutput(bytes.NewReader(stdout))
+	out, err := parse(bytes.NewReader(stdout))
 	run.Meta = out.Meta
 	run.WrongValues, run.Checked = out.wrongValues()
 	if err == nil && out.worldSize() != l.Users {

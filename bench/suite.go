@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,6 +31,12 @@ type Suite struct {
 	Wide bool
 	// Charts are the suite's panels in the PNG.
 	Charts []Chart
+	// Parse reads the program's stdout; nil means the JSON lines of
+	// bench.h (parseOutput).
+	Parse func(io.Reader) (programOutput, error)
+	// Section, when set, writes the suite's tables in the markdown instead
+	// of the table of medians against the baseline.
+	Section func(b *strings.Builder, s SuiteResult)
 }
 
 // The configurations most suites compare: the four the issue asks for.
@@ -172,6 +179,29 @@ var suites = []Suite{
 		Wide:   true,
 		Charts: []Chart{categoryChart{Title: "wait-idle: 8-byte op+flush, idle target, us", Unit: "us", Log: true}},
 	},
+	{
+		Name:    "multiphase",
+		Program: "multiphase.c",
+		About: "The adaptive Casper paper's 8-phase pattern (COMP, COMP, COMM, COMM, twice), scaled to " +
+			"this machine: in COMP phases each rank computes in 500 us chunks and accumulates into its " +
+			"neighbour between them, in COMM phases every rank accumulates into every rank in a tight " +
+			"loop; 4 fenced steps per phase. Redirection fixed on or off, switched by the program " +
+			"before each phase (U), or chosen by Ghost from its profile (P, and GP with the ghosts' " +
+			"exchange, which steers only PUT/GET: the program issues accumulates).",
+		// Work per phase, then chunk_us; the configuration puts the mode
+		// (static|user) first.
+		Args:    fixed([]string{"40", "500"}, []string{"8", "500"}),
+		Configs: []string{"static-on", "static-off", "U", "P", "GP"},
+		Rounds:  5,
+		Parse:   parsePhases,
+		Section: writeMultiphase,
+		Charts: []Chart{
+			categoryChart{Title: "multiphase: median time per phase, s", Unit: "s",
+				Match: func(m string) bool { return m != totalMetric }},
+			categoryChart{Title: "multiphase: median total time, s", Unit: "s",
+				Match: func(m string) bool { return m == totalMetric }},
+		},
+	},
 }
 
 // findSuites resolves a comma-separated list of suite names; "all" selects
@@ -247,6 +277,19 @@ var configs = []Config{
 	withEnv(ghostConfig(1), "ghost-ng1-adaptive", "the ghost spins, yields, then sleeps (the default)", "GHOST_WAIT=adaptive"),
 	withEnv(sleepingTarget(ghostConfig(1)), "ghost-ng1-sleep-spin", "the ghost busy-polls", "GHOST_WAIT=spin"),
 	withEnv(sleepingTarget(ghostConfig(1)), "ghost-ng1-sleep-yield", "the ghost yields between polls", "GHOST_WAIT=yield"),
+	// The strategies of issue 6, for programs that take the mode static or
+	// user first (multiphase).
+	multiphaseConfig("static-on", "static", "GHOST_ASYNC=on"),
+	multiphaseConfig("static-off", "static", "GHOST_ASYNC=off"),
+	multiphaseConfig("U", "user", "GHOST_ASYNC=on"),
+	multiphaseConfig("P", "static", "GHOST_ASYNC=auto", "GHOST_PREDICT_INT=20ms", "GHOST_GSYNC_INT=0"),
+	multiphaseConfig("GP", "static", "GHOST_ASYNC=auto", "GHOST_PREDICT_INT=20ms", "GHOST_GSYNC_INT=20ms"),
+}
+
+// multiphaseConfig is ghost-ng1 with env, running the program in mode
+// (static: it never switches; user: it switches before each phase).
+func multiphaseConfig(name, mode string, env ...string) Config {
+	return withArgs(withEnv(ghostConfig(1), name, "redirection", env...), name, "program mode", mode)
 }
 
 // sleepingTarget derives the configuration whose idle target sleeps outside

@@ -110,6 +110,10 @@ func TestDerivedConfigs(t *testing.T) {
 		{"ghost-off", []string{"ghost", "run", "-n", "2", "-g", "1", "--", "prog"}, nil, []string{"-O"}},
 		{"mpich-thread-sleep", []string{"mpiexec", "-n", "2", "prog"}, []string{"MPIR_CVAR_ASYNC_PROGRESS=1"}, []string{"-i", "sleep"}},
 		{"ghost-ng1-spin", []string{"ghost", "run", "-n", "2", "-g", "1", "--", "prog"}, []string{"GHOST_WAIT=spin"}, nil},
+		{"static-off", []string{"ghost", "run", "-n", "2", "-g", "1", "--", "prog"}, []string{"GHOST_ASYNC=off"}, []string{"static"}},
+		{"U", []string{"ghost", "run", "-n", "2", "-g", "1", "--", "prog"}, []string{"GHOST_ASYNC=on"}, []string{"user"}},
+		{"GP", []string{"ghost", "run", "-n", "2", "-g", "1", "--", "prog"},
+			[]string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=20ms", "GHOST_GSYNC_INT=20ms"}, []string{"static"}},
 	}
 	for _, tt := range tests {
 		c, err := configByName(tt.name)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -30,6 +31,8 @@ func TestJudge(t *testing.T) {
 		{"config missing", Target{Suite: "s", Metric: "lat", Config: "nope", Versus: "plain", Limit: 2}, verdictNoData, 0},
 		{"suite missing", Target{Suite: "t", Metric: "lat", Config: "ghost", Versus: "plain", Limit: 2}, verdictNoData, 0},
 		{"zero reference", Target{Suite: "s", Metric: "lat", Config: "ghost", Versus: "zero", Limit: 2}, verdictNoData, 0},
+		{"best of several references", Target{Suite: "s", Metric: "lat", Config: "slow", Versus: "slower", OrVersus: []string{"plain"}, Limit: 1}, verdictMissed, 1.03},
+		{"one of several references missing", Target{Suite: "s", Metric: "lat", Config: "slow", Versus: "plain", OrVersus: []string{"nope"}, Limit: 1}, verdictNoData, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,10 +43,29 @@ func TestJudge(t *testing.T) {
 			if d := got.Ratio - tt.wantRatio; d > 1e-9 || d < -1e-9 {
 				t.Errorf("ratio %v, want %v", got.Ratio, tt.wantRatio)
 			}
-			if tt.name == "well under the limit" && got.MinRatio != 0.02 {
-				t.Errorf("ratio of mins %v, want 0.02", got.MinRatio)
+			if tt.name == "well under the limit" && (got.MinRatio != 0.02 || got.MinVerdict != verdictMet) {
+				t.Errorf("ratio of mins %v (%s), want 0.02 (met)", got.MinRatio, got.MinVerdict)
+			}
+			if tt.name == "best of several references" && got.Best != "plain" {
+				t.Errorf("best reference %q, want plain", got.Best)
 			}
 		})
+	}
+}
+
+// With several references, medians and mins each compare with their own
+// lowest, and each ratio gets its verdict.
+func TestJudgeBestOf(t *testing.T) {
+	med := map[[3]string]Summary{
+		{"s", "a", "t"}: {N: 5, Min: 8, Median: 10},
+		{"s", "b", "t"}: {N: 5, Min: 5, Median: 12},
+		{"s", "u", "t"}: {N: 5, Min: 4, Median: 10.5},
+	}
+	got := judge(Target{Suite: "s", Metric: "t", Config: "u", Versus: "b", OrVersus: []string{"a"}, Limit: 1}, med)
+	want := TargetResult{Value: 10.5, Against: 10, Ratio: 1.05, MinRatio: 0.8, Verdict: verdictMissed, MinVerdict: verdictMet, Best: "a"}
+	want.Target = got.Target
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("judge = %+v, want %+v", got, want)
 	}
 }
 
@@ -67,7 +89,7 @@ func TestTargetsPointAtRealSuites(t *testing.T) {
 			t.Errorf("%q: unknown suite %q", tg.Goal, tg.Suite)
 			continue
 		}
-		for _, c := range []string{tg.Config, tg.Versus} {
+		for _, c := range append([]string{tg.Config, tg.Versus}, tg.OrVersus...) {
 			if !containsString(s.Configs, c) {
 				t.Errorf("%q: suite %s does not run %q", tg.Goal, s.Name, c)
 			}
@@ -108,12 +130,15 @@ func TestWriteTargets(t *testing.T) {
 	writeTargets(&b, []TargetResult{
 		{Target: Target{Goal: "g1", Suite: "s", Metric: "m", Config: "c", Versus: "plain", Limit: 1.03}, Value: 2, Against: 1, Ratio: 2, MinRatio: 1.5, Verdict: verdictMissed},
 		{Target: Target{Goal: "g2", Suite: "s", Metric: "rate", Config: "c", Versus: "plain", VersusMetric: "alone"}, Value: 1, Against: 2, Ratio: 0.5, MinRatio: 0.25, Verdict: verdictInfo},
-		{Target: Target{Goal: "g3", Suite: "s", Metric: "m", Config: "c", Versus: "plain", Limit: 2}, Verdict: verdictNoData},
+		{Target: Target{Goal: "g3", Suite: "s", Metric: "m", Config: "c", Versus: "plain", Limit: 2}, Verdict: verdictNoData, MinVerdict: verdictNoData},
+		{Target: Target{Goal: "g4", Suite: "s", Metric: "t", Config: "U", Versus: "on", OrVersus: []string{"off"}, Limit: 1},
+			Value: 1, Against: 2, Ratio: 0.5, MinRatio: 1.5, Verdict: verdictMet, MinVerdict: verdictMissed, Best: "off"},
 	})
 	for _, want := range []string{
-		"| g1 | s | c `m` / plain | 2.00 | 1.00 | 2.000 | 1.500 | ≤ 1.03 | **missed** |",
-		"| g2 | s | c `rate` / plain alone | 1.00 | 2.00 | 0.500 | 0.250 |  | info |",
-		"| g3 | s | c `m` / plain |  |  |  |  | ≤ 2.00 | no data |",
+		"| g1 | s | c `m` / plain | 2.00 | 1.00 | 2.000 | 1.500 | ≤ 1.03 | **missed** |  |\n",
+		"| g2 | s | c `rate` / plain alone | 1.00 | 2.00 | 0.500 | 0.250 |  | info |  |\n",
+		"| g3 | s | c `m` / plain |  |  |  |  | ≤ 2.00 | no data | no data |\n",
+		"| g4 | s | U `t` / best of on, off: off | 1.00 | 2.00 | 0.500 | 1.500 | ≤ 1.00 | met | **missed** |\n",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("targets table lacks %q:\n%s", want, b.String())

@@ -18,8 +18,9 @@
  * symmetric=true): the user-guided strategy.
  *
  * Usage: multiphase [static|user] [work per phase, default 40] [chunk_us, default 500]
- * Rank 0 prints "phase I KIND seconds STATE" per phase and a total; the
- * accumulated value is checked exactly. */
+ * Rank 0 prints "ranks N" (the size of MPI_COMM_WORLD), then
+ * "phase I KIND seconds STATE" per phase and "total seconds correct|WRONG";
+ * the accumulated value is checked exactly. bench/multiphase.go reads it. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,8 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank == 0)
+        printf("ranks %d\n", size);
     long *mem;
     MPI_Win win;
     MPI_Win_allocate(64, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
