@@ -50,9 +50,10 @@ var rmaArgs = map[string][][]string{
 
 // A knownBug is an MPICH 4.0.2 defect a program detects. In the listed
 // configurations ("*": all) a failure is expected, and the subtest is
-// skipped, naming the bug, once the failure is confirmed to be this bug:
-// every FAIL line matches the bug's signature and, where there is a
-// workaround, the program passes with it.
+// skipped, naming the bug, once the failure is confirmed to be this bug: a
+// FAIL line matches the bug's signature and, where there is a workaround,
+// the program passes with it. (Not every FAIL line need match: with fake
+// nodes, hydra may splice lines of different ranks together.)
 type knownBug struct {
 	configs    []string
 	why        string
@@ -152,16 +153,16 @@ func runRMA(t *testing.T, cfg rmaConfig, name, bin string, args []string) {
 		expectChecks(t, r, cfg.users)
 		return
 	}
-	fails := failLine.FindAllString(r.stdout, -1)
-	for _, f := range fails {
-		if !bug.signature.MatchString(f) {
-			t.Fatalf("%s fails, but not only with the known MPICH bug (%s):\n%s", name, bug.why, r)
+	first := ""
+	for _, f := range failLine.FindAllString(r.stdout, -1) {
+		if bug.signature.MatchString(f) {
+			first = f
+			break
 		}
 	}
-	if len(fails) == 0 {
-		t.Fatalf("%s fails without a FAIL line, so not with the known MPICH bug (%s):\n%s", name, bug.why, r)
+	if first == "" {
+		t.Fatalf("%s fails, but not with the known MPICH bug (%s):\n%s", name, bug.why, r)
 	}
-	first := fails[0]
 	if bug.workaround != nil {
 		expectChecks(t, startRMA(t, cfg, bug.workaround, append([]string{bin}, args...)), cfg.users)
 		t.Skipf("known MPICH bug: %s (passes with %s); first failure: %s", bug.why, strings.Join(bug.workaround, " "), first)

@@ -8,16 +8,22 @@
 
 static int checks_run, checks_failed;
 
+/* The line is formatted first and written at once: MPICH's ranks write
+ * stdout unbuffered, and several printf calls per line let the lines of
+ * ranks that fail together interleave. */
 #define CHECK(cond, ...)                                                   \
     do {                                                                   \
         checks_run++;                                                      \
         if (!(cond)) {                                                     \
             checks_failed++;                                               \
-            int r_;                                                        \
+            int r_, n_;                                                    \
+            char l_[1024];                                                 \
             MPI_Comm_rank(MPI_COMM_WORLD, &r_);                            \
-            printf("FAIL rank %d %s:%d: %s: ", r_, __FILE__, __LINE__, #cond); \
-            printf(__VA_ARGS__);                                           \
-            printf("\n");                                                  \
+            n_ = snprintf(l_, sizeof(l_), "FAIL rank %d %s:%d: %s: ", r_, __FILE__, __LINE__, #cond); \
+            if (n_ < 0 || n_ >= (int)sizeof(l_))                           \
+                n_ = 0;                                                    \
+            snprintf(l_ + n_, sizeof(l_) - n_, __VA_ARGS__);               \
+            fprintf(stdout, "%s\n", l_);                                   \
             fflush(stdout);                                                \
         }                                                                  \
     } while (0)

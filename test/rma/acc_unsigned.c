@@ -5,25 +5,26 @@
  * right neighbour, and checks MPI_Allreduce agrees. */
 #include "rma.h"
 
+/* one check per type and op, over this rank and its right neighbour */
 #define T(CT, MT, OP, HI, IDX)                                                                     \
     do {                                                                                           \
         CT v = (CT)(HI), want = (OP == MPI_MAX) ? (v > (CT)7 ? v : (CT)7) : (v < (CT)7 ? v : (CT)7); \
-        CT red;                                                                                    \
+        CT red, got[2] = {0, 0}, seven = 7;                                                        \
         MPI_Allreduce(&v, &red, 1, MT, OP, MPI_COMM_WORLD);                                        \
         CHECK(red == v, "%s %s: allreduce wrong", #MT, #OP);                                        \
         for (int k = 0; k < 2; k++) {                                                              \
             int t = (me + k) % np;                                                                 \
-            CT got = 0, seven = 7;                                                                 \
             MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win);                                           \
             MPI_Put(&seven, 1, MT, t, (IDX) * 8, 1, MT, win);                                       \
             MPI_Win_flush(t, win);                                                                 \
             MPI_Accumulate(&v, 1, MT, t, (IDX) * 8, 1, MT, OP, win);                                \
             MPI_Win_flush(t, win);                                                                 \
-            MPI_Get(&got, 1, MT, t, (IDX) * 8, 1, MT, win);                                         \
+            MPI_Get(&got[k], 1, MT, t, (IDX) * 8, 1, MT, win);                                      \
             MPI_Win_unlock(t, win);                                                                \
-            CHECK(got == want, "%s %s on rank %d: %llu, want %llu", #MT, #OP, t,                   \
-                  (unsigned long long)got, (unsigned long long)want);                              \
         }                                                                                          \
+        CHECK(got[0] == want && got[1] == want, "%s %s on rank %d and %d: %llu %llu, want %llu",    \
+              #MT, #OP, me, (me + 1) % np, (unsigned long long)got[0], (unsigned long long)got[1],  \
+              (unsigned long long)want);                                                           \
     } while (0)
 
 int main(int argc, char **argv)

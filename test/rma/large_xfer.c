@@ -1,6 +1,8 @@
 /* Large transfers: 1 MiB Put, Get and Accumulate (doubles) to the right
- * neighbour, under lock_all + flush and under fence, and a large strided
- * (vector) put. Checks every element. argv[1]: size in doubles. */
+ * neighbour in one epoch, under lock_all + flush and under fence (three
+ * times: a Get that is still incomplete after the closing fence does not
+ * show every time), and a large strided (vector) put. Checks every element.
+ * argv[1]: size in doubles. */
 #include "rma.h"
 
 int main(int argc, char **argv)
@@ -15,7 +17,8 @@ int main(int argc, char **argv)
     MPI_Type_vector(n / 2, 1, 2, MPI_DOUBLE, &every2);
     MPI_Type_commit(&every2);
 
-    for (int m = 0; m < 2; m++) {
+    enum { M = 4 }; /* modes: lockall+flush, then fence three times */
+    for (int m = 0; m < M; m++) {
         cur_mode = m ? "fence" : "lockall+flush";
         self_lock(win, MPI_LOCK_EXCLUSIVE);
         for (int i = 0; i < 3 * n; i++)
@@ -67,7 +70,7 @@ int main(int argc, char **argv)
     self_lock(win, MPI_LOCK_SHARED);
     int bad = 0;
     for (int i = 0; i < n; i++) {
-        double want = i % 2 == 0 ? left * 1e7 + i / 2 + 1 : 2 * n + i;
+        double want = i % 2 == 0 ? left * 1e7 + i / 2 + (M - 1) : 2 * n + i; /* src of the last mode */
         bad += w[2 * n + i] != want;
     }
     CHECK(bad == 0, "strided put: %d wrong", bad);

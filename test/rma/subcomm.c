@@ -9,6 +9,7 @@
 int main(int argc, char **argv)
 {
     rma_init(&argc, &argv);
+    watchdog(20); /* it runs in a few seconds; a hang here is in window setup or teardown */
     MPI_Comm half;
     MPI_Comm_split(MPI_COMM_WORLD, me % 2, -me, &half);
     int hr, hn;
