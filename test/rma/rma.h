@@ -2,8 +2,10 @@
  *
  * Every program is self-checking: CHECK(...) from check.h counts checks and
  * prints one FAIL line per failed one, and rma_finish() prints the summary
- * line the Go runner parses. Programs run with 2 to 4 ranks (any size read
- * from MPI_COMM_WORLD) and stay well under a second.
+ * line the Go runner parses. Programs run with 2 to 4 ranks (the size is
+ * read from MPI_COMM_WORLD; more ranks are refused) and take well under a
+ * second with 2 ranks on 2 cores, a few seconds at worst when ranks and
+ * ghosts oversubscribe the cores.
  *
  * The operation programs (put.c, get.c, acc.c, ...) describe one operation
  * as a struct optest and let run_modes() drive it through every
@@ -59,6 +61,10 @@ RMA_FN void rma_init_thread(int *argc, char ***argv, int required, int *provided
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     if (np < 2 && me == 0)
         printf("note: run with at least 2 ranks for a meaningful test\n");
+    if (np > 4) { /* per-rank arrays are sized for 4 */
+        CHECK(np <= 4, "these programs run with 2 to 4 ranks, not %d", np);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     watchdog(50);
 }
 
