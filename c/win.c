@@ -176,6 +176,8 @@ int ghost_user_window(void *base, MPI_Aint size, int disp_unit, MPI_Info info, M
 
 int ghost_free_user_window(MPI_Win *win) { return GHOST_REAL(MPI_Win_free)(win); }
 int ghost_free_internal_win(MPI_Win *win) { return GHOST_REAL(MPI_Win_free)(win); }
+int ghost_lock(int type, int rank, MPI_Win win) { return GHOST_REAL(MPI_Win_lock)(type, rank, 0, win); }
+int ghost_unlock(int rank, MPI_Win win) { return GHOST_REAL(MPI_Win_unlock)(rank, win); }
 int ghost_lock_all_nocheck(MPI_Win win) { return GHOST_REAL(MPI_Win_lock_all)(MPI_MODE_NOCHECK, win); }
 int ghost_unlock_all(MPI_Win win) { return GHOST_REAL(MPI_Win_unlock_all)(win); }
 

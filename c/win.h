@@ -165,6 +165,8 @@ int ghost_user_window(void *base, MPI_Aint size, int disp_unit, MPI_Info info, M
                       MPI_Win *win);
 int ghost_free_user_window(MPI_Win *win);
 int ghost_free_internal_win(MPI_Win *win);
+int ghost_lock(int type, int rank, MPI_Win win);
+int ghost_unlock(int rank, MPI_Win win);
 int ghost_lock_all_nocheck(MPI_Win win);
 int ghost_unlock_all(MPI_Win win);
 enum { GHOST_WIN_NULL = MPI_WIN_NULL, GHOST_COMM_NULL = MPI_COMM_NULL };

@@ -91,6 +91,7 @@ func serve(ghosts C.MPI_Comm) {
 	C.ghost_ctl_teardown()
 	C.ghost_doorbell_teardown()
 	C.ghost_gp_teardown()
+	freeCreationLock()
 	if gsync {
 		self.log.infof("ghost at world rank %d: %d GP exchanges", self.worldRank, exchanges)
 	}

@@ -113,6 +113,9 @@ func ghostAfterInit(provided C.int) C.int {
 	if rc := C.ghost_gp_setup(self.node, C.int(local), self.worldDup, boolInt(isGhost && local == 0)); rc != C.MPI_SUCCESS {
 		return rc
 	}
+	if rc := setupCreationLock(); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	C.ghost_total_ghosts = C.int(layout.TotalGhosts())
 
 	if isGhost {
@@ -152,6 +155,7 @@ func ghostBeforeFinalize() {
 	}
 	C.ghost_doorbell_teardown() // collective with the ghosts, once they have every FINALIZE
 	C.ghost_gp_teardown()
+	freeCreationLock()
 }
 
 func boolInt(b bool) C.int {

@@ -88,22 +88,26 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	id := int64(bcastInt(pscw, int(windowSeq.Add(1)), 0))<<32 | int64(users[0])
 
 	notifies := leadsNode(plan, commRank(pscw))
-	if notifies {
-		node := self.layout.Nodes[self.layout.NodeOf[self.worldRank]]
-		cmd := C.ghost_cmd_t{op: C.GHOST_CMD_WIN_ALLOCATE}
-		cmd.arg[0], cmd.arg[1], cmd.arg[2] = C.int64_t(id), C.int64_t(len(users)), C.int64_t(hints.Epochs)
-		payload := make([]C.int, len(users))
-		for i, u := range users {
-			payload[i] = C.int(u)
+	var iw *internalWin
+	rc := serialized(pscw, func() C.int {
+		if notifies {
+			node := self.layout.Nodes[self.layout.NodeOf[self.worldRank]]
+			cmd := C.ghost_cmd_t{op: C.GHOST_CMD_WIN_ALLOCATE}
+			cmd.arg[0], cmd.arg[1], cmd.arg[2] = C.int64_t(id), C.int64_t(len(users)), C.int64_t(hints.Epochs)
+			payload := make([]C.int, len(users))
+			for i, u := range users {
+				payload[i] = C.int(u)
+			}
+			for _, g := range node.Ghosts {
+				local := C.int(self.layout.LocalRank[g])
+				C.ghost_ctl_send(local, &cmd)
+				C.ghost_ctl_send_ints(local, &payload[0], C.int(len(payload)))
+			}
 		}
-		for _, g := range node.Ghosts {
-			local := C.int(self.layout.LocalRank[g])
-			C.ghost_ctl_send(local, &cmd)
-			C.ghost_ctl_send_ints(local, &payload[0], C.int(len(payload)))
-		}
-	}
-
-	iw, rc := buildInternal(id, plan, users, int64(size), int(dispUnit), hints.Epochs)
+		var rc C.int
+		iw, rc = buildInternal(id, plan, users, int64(size), int(dispUnit), hints.Epochs)
+		return rc
+	})
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
@@ -178,14 +182,18 @@ func ghostWinFree(win *C.MPI_Win) C.int {
 	w := uw.c
 	C.ghost_win_unregister(w)
 	C.ghost_unlock_all(uw.internal.global)
-	if uw.notifies {
-		cmd := C.ghost_cmd_t{op: C.GHOST_CMD_WIN_FREE}
-		cmd.arg[0] = C.int64_t(uw.internal.id)
-		for _, g := range self.layout.Nodes[self.layout.NodeOf[self.worldRank]].Ghosts {
-			C.ghost_ctl_send(C.int(self.layout.LocalRank[g]), &cmd)
+	// Every user is here (MPI_Win_free is collective) before the lock.
+	C.PMPI_Barrier(w.pscw)
+	rc := serialized(w.pscw, func() C.int {
+		if uw.notifies {
+			cmd := C.ghost_cmd_t{op: C.GHOST_CMD_WIN_FREE}
+			cmd.arg[0] = C.int64_t(uw.internal.id)
+			for _, g := range self.layout.Nodes[self.layout.NodeOf[self.worldRank]].Ghosts {
+				C.ghost_ctl_send(C.int(self.layout.LocalRank[g]), &cmd)
+			}
 		}
-	}
-	rc := uw.internal.free()
+		return uw.internal.free()
+	})
 	if rc2 := C.ghost_free_user_window(&w.user); rc == C.MPI_SUCCESS {
 		rc = rc2
 	}
