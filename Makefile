@@ -95,27 +95,15 @@ bench-intercept: all
 # Real applications (issue 5; docs/apps.md): NWChem, our ARMCI-MPI programs
 # and OpenCoarrays' shipped tests under plain MPICH, plain MPICH with
 # MPIR_CVAR_NOLOCAL=1 and Ghost, in one table (also written to
-# build/apps.md). Installs the application packages when missing;
-# nwchem-mpich pulls in Open MPI and takes over the mpi/mpirun
-# alternatives, so they are switched back to MPICH. `make test` runs a
-# subset of the same tests. APPS_RUN picks tests (a go test -run pattern;
-# keep TestAppsTable in it), e.g. APPS_RUN='TestApps(ARMCI|Table)';
+# build/apps.md). deps installs the application packages. `make test` runs
+# a subset of the same tests. APPS_RUN picks tests (a go test -run
+# pattern; keep TestAppsTable in it), e.g. APPS_RUN='TestApps(ARMCI|Table)';
 # APPS_FLAGS adds test flags, e.g. APPS_FLAGS='-apps.maxprocs 5'.
-APPS_PKGS  := nwchem-mpich libarmci-mpi-dev libcoarrays-mpich-dev
 APPS_RUN   ?= ^TestApps
 APPS_FLAGS ?=
 
 .PHONY: apps
 apps: deps all
-	@missing=$$(for p in $(APPS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-		echo "installing:" $$missing; \
-		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing && \
-		$$SUDO update-alternatives --set mpi /usr/bin/mpicc.mpich && \
-		$$SUDO update-alternatives --set mpirun /usr/bin/mpirun.mpich && \
-		$$SUDO update-alternatives --set mpi-x86_64-linux-gnu /usr/include/x86_64-linux-gnu/mpich; \
-	fi
 	$(GO) test -c -o $(BUILD)/apps.test ./test
 	cd test && LIBGHOST_BUILD_DIR=$(CURDIR)/$(BUILD) ../$(BUILD)/apps.test -test.run '$(APPS_RUN)' -test.timeout 150m \
 		-apps.full -apps.out $(CURDIR)/$(BUILD)/apps.md $(APPS_FLAGS)
