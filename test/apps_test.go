@@ -367,8 +367,9 @@ func nwchemCell(r appResult, e float64, haveE bool, ref float64, haveRef bool) c
 // TestAppsNWChem: SCF and DFT energies under Ghost agree with plain MPICH
 // with MPIR_CVAR_NOLOCAL=1 (the reference, one node) to 1e-8 Hartree.
 // `make test` runs water SCF only (reference and Ghost, one node); the full
-// sweep runs every input on one node and on two fake nodes, in all three
-// columns, and records plain MPICH's failure without NOLOCAL.
+// sweep runs every input on one node (1 and 2 ghosts) and on two fake
+// nodes, in all three columns, and records plain MPICH's failure without
+// NOLOCAL.
 func TestAppsNWChem(t *testing.T) {
 	needApp(t, "nwchem-mpich", nwchemBin)
 	// Generous: NWChem under Ghost is slow on 2 oversubscribed cores today.
