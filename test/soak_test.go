@@ -12,13 +12,17 @@ var (
 	ghostRSS = regexp.MustCompile(`ghost at world rank (\d+): window [0-9a-f]+ freed; rss_kb (\d+)`)
 )
 
-// maxGrowthKB bounds what a process may gain over the long run. A leak of
-// one byte per operation would add about 500 kB per user rank here; what
-// remains below the bound is allocator and page-cache noise.
-const maxGrowthKB = 256
+// maxGrowthKB bounds what a process may gain over the second long run. The
+// ghost serves all 10^6 operations, so a leak of one byte per operation
+// would add about 1 MB to it (500 kB to each user). What stays below the
+// bound does not scale with the work: measured here, the ghost gains about
+// 200 kB per run whether the run has 10^6 or 4*10^6 operations (memory
+// malloc keeps after a window's internal objects are freed), users 30-50 kB.
+const maxGrowthKB = 512
 
-// 10^6 mixed operations through the ghosts leave no process bigger than it
-// was after a warm-up: neither the users nor the ghost.
+// 10^6 mixed operations through the ghosts, made twice, leave no process
+// bigger after the second time than after the first: neither the users nor
+// the ghost. (The first run brings the pools to their high-water marks.)
 func TestSoak(t *testing.T) {
 	needMPI(t)
 	bin := program(t, "soak.c")
@@ -37,8 +41,8 @@ func TestSoak(t *testing.T) {
 			t.Errorf("user rank %s grew by %d kB over 10^6 operations", m[1], after-before)
 		}
 	}
-	// The ghost reports its size as each window goes: after the warm-up
-	// window and after the long one.
+	// The ghost reports its size as each window goes: after the first
+	// long run and after the second.
 	ghost := ghostRSS.FindAllStringSubmatch(r.stderr, -1)
 	if len(ghost) != 2 {
 		t.Fatalf("%d ghost RSS reports, want 2:\n%s", len(ghost), r)
