@@ -83,3 +83,15 @@ int64_t ghost_rss_kb(void)
     }
     return (int64_t)resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
+
+int ghost_node_block(MPI_Comm node, int local_rank, MPI_Aint bytes, MPI_Win *win, void *block)
+{
+    void *mine;
+    int rc = GHOST_REAL(MPI_Win_allocate_shared)(local_rank == 0 ? bytes : 0, 1, MPI_INFO_NULL, node,
+                                                 &mine, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Aint size;
+    int unit;
+    return PMPI_Win_shared_query(*win, 0, &size, &unit, block);
+}

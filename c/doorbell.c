@@ -35,14 +35,7 @@ static long futex(uint32_t *addr, int op, uint32_t val, const struct timespec *t
 
 int ghost_doorbell_setup(MPI_Comm node, int local_rank, MPI_Comm world_dup)
 {
-    MPI_Aint bytes = local_rank == 0 ? sizeof(ghost_node_ctl_t) : 0;
-    void *mine;
-    int rc = GHOST_REAL(MPI_Win_allocate_shared)(bytes, 1, MPI_INFO_NULL, node, &mine, &ctl_win);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    MPI_Aint size;
-    int unit;
-    rc = PMPI_Win_shared_query(ctl_win, 0, &size, &unit, &ghost_node_ctl);
+    int rc = ghost_node_block(node, local_rank, sizeof(ghost_node_ctl_t), &ctl_win, &ghost_node_ctl);
     if (rc != MPI_SUCCESS)
         return rc;
     if (local_rank == 0)

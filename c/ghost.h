@@ -98,6 +98,10 @@ void ghost_ctl_teardown(void);
 void ghost_yield(void);
 /* CPU time (user+system) this process has used, in nanoseconds. */
 int64_t ghost_cpu_ns(void);
+/* Allocates a block of bytes in the node's shared memory, owned by node
+ * rank 0, and points *block at it on every process of node (collective). */
+int ghost_node_block(MPI_Comm node, int local_rank, MPI_Aint bytes, MPI_Win *win, void *block);
+
 /* Resident set size of this process, in kB. */
 int64_t ghost_rss_kb(void);
 

@@ -43,15 +43,9 @@ int ghost_gp_setup(MPI_Comm node, int local_rank, MPI_Comm world_dup, int is_syn
 {
     PMPI_Comm_size(world_dup, &world_size);
     PMPI_Comm_rank(world_dup, &world_rank);
-    MPI_Aint header = 64, bytes = local_rank == 0 ? header + 2 * (MPI_Aint)world_size : 0;
-    void *mine;
-    int rc = GHOST_REAL(MPI_Win_allocate_shared)(bytes, 1, MPI_INFO_NULL, node, &mine, &l2_win);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    MPI_Aint size;
-    int unit;
+    MPI_Aint header = 64;
     char *block;
-    rc = PMPI_Win_shared_query(l2_win, 0, &size, &unit, &block);
+    int rc = ghost_node_block(node, local_rank, header + 2 * (MPI_Aint)world_size, &l2_win, &block);
     if (rc != MPI_SUCCESS)
         return rc;
     l2_generation = (uint32_t *)block;

@@ -170,31 +170,12 @@ var Vars = []Var{
 	{
 		Name: "GHOST_PREDICT_INT", Accepted: "a positive duration such as 1s or 250ms", Default: "1s",
 		Doc: "Under GHOST_ASYNC=auto, the interval over which each process measures its communication ratio CR = T_mpi/T_total and makes a new prediction.",
-		set: func(c *Config, v string) bool {
-			d, err := time.ParseDuration(strings.TrimSpace(v))
-			if err != nil || d <= 0 {
-				return false
-			}
-			c.PredictInterval = d
-			return true
-		},
+		set: func(c *Config, v string) bool { return parseDuration(v, false, &c.PredictInterval) },
 	},
 	{
 		Name: "GHOST_GSYNC_INT", Accepted: "a duration such as 2s or 500ms, or 0 to turn it off", Default: "2s",
 		Doc: "Under GHOST_ASYNC=auto, how often each node's first ghost exchanges its users' latest predictions with the other nodes (MPI_Iallgather), so that every origin can send each PUT/GET by the path its target's own prediction calls for (ghost-offloaded switching). 0 leaves only the window-wide agreement.",
-		set: func(c *Config, v string) bool {
-			v = strings.TrimSpace(v)
-			if v == "0" {
-				c.GSyncInterval = 0
-				return true
-			}
-			d, err := time.ParseDuration(v)
-			if err != nil || d < 0 {
-				return false
-			}
-			c.GSyncInterval = d
-			return true
-		},
+		set: func(c *Config, v string) bool { return parseDuration(v, true, &c.GSyncInterval) },
 	},
 	{
 		Name: "GHOST_CR_LOW", Accepted: "a number from 0 to 1, below GHOST_CR_HIGH", Default: "0.3",
@@ -263,6 +244,21 @@ var Vars = []Var{
 var LauncherVars = []Var{
 	{Name: "GHOST_LIB", Accepted: "a path to libghost.so", Doc: "The library `ghost run` preloads, instead of the one beside the ghost binary."},
 	{Name: "GHOST_MPIEXEC", Accepted: "a path to a hydra mpiexec", Default: "mpiexec.hydra, then mpiexec.mpich, then mpiexec", Doc: "The mpiexec `ghost run` uses."},
+}
+
+// parseDuration reads a Go duration ("250ms", "2s"); "0" is accepted when
+// zero is, since it needs no unit.
+func parseDuration(v string, zeroOK bool, out *time.Duration) bool {
+	v = strings.TrimSpace(v)
+	d, err := time.ParseDuration(v)
+	if v == "0" {
+		d, err = 0, nil
+	}
+	if err != nil || d < 0 || (d == 0 && !zeroOK) {
+		return false
+	}
+	*out = d
+	return true
 }
 
 func parseRatio(v string, out *float64) bool {
