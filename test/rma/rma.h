@@ -95,33 +95,26 @@ RMA_FN void *alloc_win(MPI_Aint bytes, int disp_unit, MPI_Info info, MPI_Comm co
     return base;
 }
 
-/* check_ints counts as one check: it reports the first mismatch only. */
-RMA_FN void check_ints_(const int *got, const int *want, int n, const char *what, const char *file, int line)
-{
-    int bad = -1, nbad = 0;
-    for (int i = 0; i < n; i++)
-        if (got[i] != want[i]) {
-            if (bad < 0)
-                bad = i;
-            nbad++;
-        }
-    CHECK(bad < 0, "[%s] %s (%s:%d): %d of %d wrong, first [%d] = %d want %d", cur_mode, what, file,
-          line, nbad, n, bad, bad < 0 ? 0 : got[bad], bad < 0 ? 0 : want[bad]);
-}
+/* check_ints and check_doubles count as one check each: they report the
+ * first mismatch only. */
+#define RMA_DEFINE_CHECK(name, type, fmt)                                                      \
+    RMA_FN void name##_(const type *got, const type *want, int n, const char *what,            \
+                        const char *file, int line)                                            \
+    {                                                                                          \
+        int bad = -1, nbad = 0;                                                                \
+        for (int i = 0; i < n; i++)                                                            \
+            if (got[i] != want[i]) {                                                           \
+                if (bad < 0)                                                                   \
+                    bad = i;                                                                   \
+                nbad++;                                                                        \
+            }                                                                                  \
+        CHECK(bad < 0, "[%s] %s (%s:%d): %d of %d wrong, first [%d] = " fmt " want " fmt,      \
+              cur_mode, what, file, line, nbad, n, bad, bad < 0 ? 0 : got[bad],                 \
+              bad < 0 ? 0 : want[bad]);                                                        \
+    }
+RMA_DEFINE_CHECK(check_ints, int, "%d")
+RMA_DEFINE_CHECK(check_doubles, double, "%g")
 #define check_ints(got, want, n, what) check_ints_(got, want, n, what, __FILE__, __LINE__)
-
-RMA_FN void check_doubles_(const double *got, const double *want, int n, const char *what, const char *file, int line)
-{
-    int bad = -1, nbad = 0;
-    for (int i = 0; i < n; i++)
-        if (got[i] != want[i]) {
-            if (bad < 0)
-                bad = i;
-            nbad++;
-        }
-    CHECK(bad < 0, "[%s] %s (%s:%d): %d of %d wrong, first [%d] = %g want %g", cur_mode, what, file,
-          line, nbad, n, bad, bad < 0 ? 0 : got[bad], bad < 0 ? 0 : want[bad]);
-}
 #define check_doubles(got, want, n, what) check_doubles_(got, want, n, what, __FILE__, __LINE__)
 
 /* Local access to the caller's own window memory, synchronized with RMA by
