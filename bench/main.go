@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/ghost-mpi/ghost/internal/mpiprog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -172,7 +173,7 @@ func runSuite(s Suite, o options, l Launch, env []string, tmp string, deadline t
 		}
 		cfgs = append(cfgs, c)
 	}
-	exe, err := buildProgram(o.mpicc, filepath.Join(o.programs, s.Program), tmp)
+	exe, err := mpiprog.Build(o.mpicc, filepath.Join(o.programs, s.Program), tmp)
 	if err != nil {
 		return SuiteResult{}, err
 	}

@@ -2,63 +2,12 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
+	"github.com/ghost-mpi/ghost/internal/mpiprog"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"strings"
-	"syscall"
 	"time"
 )
-
-// buildProgram compiles a benchmark program with mpicc into dir and returns
-// the executable's path. -O2 matches how applications are usually built; the
-// calls measured live in other shared objects, so the optimizer cannot
-// remove them.
-func buildProgram(mpicc, src, dir string) (string, error) {
-	exe := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src)))
-	out, err := exec.Command(mpicc, "-O2", "-Wall", "-o", exe, src).CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("%s %s: %v\n%s", mpicc, src, err, out)
-	}
-	return exe, nil
-}
-
-// runJob runs argv with extra environment variables and returns its stdout.
-// The job runs in its own process group, and a timeout kills the whole group:
-// killing mpiexec alone would leave hydra's proxies and the ranks spinning
-// on a 2-core box that other people share.
-func runJob(argv, env []string, timeout time.Duration) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		err = fmt.Errorf("timed out after %v", timeout)
-	}
-	if err != nil {
-		return stdout.Bytes(), fmt.Errorf("%v; stderr: %s", err, tail(stderr.String(), 2000))
-	}
-	return stdout.Bytes(), nil
-}
-
-// tail keeps the last n bytes of s, where the reason for a failure usually is.
-func tail(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	return "…" + s[len(s)-n:]
-}
 
 // Run records one execution of a program under one configuration.
 type Run struct {
@@ -86,7 +35,7 @@ func runOnce(c Config, l Launch, prog []string, env []string, round int, timeout
 	prog = slices.Concat(prog[:1], c.ProgArgs, prog[1:])
 	run := Run{Config: c.Name, Round: round, Env: c.Env, Command: c.Command(l, prog)}
 	start := time.Now()
-	stdout, err := runJob(run.Command, append(slices.Clone(env), c.Env...), timeout)
+	stdout, err := mpiprog.Run(run.Command, append(slices.Clone(env), c.Env...), timeout)
 	run.Seconds = time.Since(start).Seconds()
 	if err != nil {
 		run.Error = err.Error()
