@@ -41,6 +41,16 @@ const (
 	LoadByte   LoadPolicy = "byte" // to the ghost that was sent the fewest bytes
 )
 
+// HWBypass is whether contiguous PUT/GET of predefined datatypes may skip
+// the ghosts and go straight to the target's NIC (GHOST_HW_BYPASS).
+type HWBypass string
+
+const (
+	HWBypassAuto HWBypass = "auto" // where an RDMA device offloads PUT/GET (redirect.DecideBypass)
+	HWBypassOn   HWBypass = "on"   // always, even with no such device
+	HWBypassOff  HWBypass = "off"  // never
+)
+
 // LoadPolicies lists the policies in the order the C data plane numbers
 // them (GHOST_LOAD_* in c/win.h).
 var LoadPolicies = []LoadPolicy{LoadStatic, LoadRandom, LoadOp, LoadByte}
@@ -77,6 +87,8 @@ type Config struct {
 	NG   int        // ghosts per node; 0 means pure pass-through
 	Wait WaitMode   // idle policy of the ghost server loop
 	Load LoadPolicy // how PUT/GET spread over several ghosts
+	// HWBypass is the hardware-bypass mode for PUT/GET (GHOST_HW_BYPASS).
+	HWBypass HWBypass
 	// Async is the global redirection mode (GHOST_ASYNC).
 	Async AsyncMode
 	// PredictInterval is the profiling interval of GHOST_ASYNC=auto.
@@ -95,7 +107,7 @@ type Config struct {
 
 // Default is the configuration with no GHOST_* variable set.
 func Default() Config {
-	return Config{NG: 1, Wait: WaitAdaptive, Load: LoadStatic, Async: AsyncOn, PredictInterval: time.Second,
+	return Config{NG: 1, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second,
 		CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn}
 }
 
@@ -197,6 +209,18 @@ var Vars = []Var{
 					c.Load = p
 					return true
 				}
+			}
+			return false
+		},
+	},
+	{
+		Name: "GHOST_HW_BYPASS", Accepted: "auto, on or off", Default: "auto",
+		Doc: "Whether contiguous MPI_Put/MPI_Get (and Rput/Rget) of predefined datatypes skip the ghosts and go straight to the target, where the NIC completes them without the target's help. auto does so when every process found an RDMA device with an active port that does RDMA read and write (InfiniBand, RoCE or iWARP; `ghost doctor` shows what was found), on always does, off never does. Only in fence, PSCW and lock_all epochs; lock epochs and accumulate-type operations always stay on the ghosts. The decision is agreed job-wide at MPI_Init.",
+		set: func(c *Config, v string) bool {
+			switch m := HWBypass(strings.ToLower(strings.TrimSpace(v))); m {
+			case HWBypassAuto, HWBypassOn, HWBypassOff:
+				c.HWBypass = m
+				return true
 			}
 			return false
 		},
