@@ -11,6 +11,7 @@ const usage = `usage: ghost <command> [arguments]
 
 Commands:
   run     start an MPI program with ghost processes (ghost run --help)
+  report  print and plot the timeline of a GHOST_TRACE file (ghost report --help)
 
 Environment variables are documented in docs/reference.md.
 `
@@ -23,6 +24,8 @@ func main() {
 	switch os.Args[1] {
 	case "run":
 		os.Exit(runCommand(os.Args[2:], os.Stdout, os.Stderr))
+	case "report":
+		os.Exit(reportCommand(os.Args[2:], os.Stdout, os.Stderr))
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 	default:
