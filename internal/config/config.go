@@ -103,6 +103,9 @@ type Config struct {
 	UserYield int
 	Verbose   Level // messages at or above this level are printed
 	Profile   bool  // time every wrapped MPI call
+	// Trace is the file that records every prediction interval of every
+	// rank (GHOST_TRACE); empty: no trace.
+	Trace string
 }
 
 // Default is the configuration with no GHOST_* variable set.
@@ -260,6 +263,14 @@ var Vars = []Var{
 				c.Profile = b
 			}
 			return ok
+		},
+	},
+	{
+		Name: "GHOST_TRACE", Accepted: "a path to a file that can be created", Default: "unset (no trace)",
+		Doc: "Record every prediction interval of every rank as a JSON line in this file: the time, the rank, the interval's length, its time inside MPI and CR, the rank's prediction, the agreed state of every window, and the RMA operations that went through a ghost and straight to the target. Rank 0 truncates the file at MPI_Init. Timing is switched on for it, with GHOST_PREDICT_INT as the interval, whatever GHOST_ASYNC says. `ghost report FILE` prints and plots the timeline (docs/guide.md).",
+		set: func(c *Config, v string) bool {
+			c.Trace = strings.TrimSpace(v)
+			return c.Trace != ""
 		},
 	},
 }
