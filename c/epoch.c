@@ -115,8 +115,9 @@ static int flush_target(ghost_win_t *w, ghost_target_t *t, MPI_Win iw, int (*flu
     int locked = t->lock_type || w->lockall == GHOST_LOCKALL_LOCKS;
     int main_rank = locked ? t->locked_rank : ghost_anchor(w, t);
     int rc = flush(main_rank, iw);
-    /* GP's other path exists in the global window only (see rma.c). */
-    if (rc == MPI_SUCCESS && !locked && ghost_gp_enabled)
+    /* GP's other path and the hardware bypass exist in the global window
+     * only (see rma.c). */
+    if (rc == MPI_SUCCESS && !locked && (ghost_gp_enabled || (ghost_hw_bypass && w->redirect)))
         rc = flush(main_rank == t->self ? t->bound : t->self, iw);
     int spread = t->lock_type || w->lockall == GHOST_LOCKALL_LOCKS ? t->spread_locked : (w->redirect && spreads(t));
     if (spread)

@@ -62,6 +62,11 @@ extern int ghost_async_auto;
 static inline int ghost_real_finalize(void) { return GHOST_REAL(MPI_Finalize)(); }
 static inline int ghost_real_abort(int code) { return GHOST_REAL(MPI_Abort)(MPI_COMM_WORLD, code); }
 
+/* GHOST_HW_BYPASS: nonzero when contiguous PUT/GET of predefined types go
+ * straight to the target in global-window epochs (rma.c). Set once at
+ * MPI_Init, to the same value on every process (shim/hw.go). */
+extern int ghost_hw_bypass;
+
 /* ---- control channel ---------------------------------------------------- */
 
 /* Commands from a user process to the ghosts of its node. They travel on a

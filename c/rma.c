@@ -108,13 +108,48 @@ static inline int gp_other_path(ghost_win_t *w, const ghost_target_t *t)
     return ghost_gp_vote_of(t->world) == (w->redirect ? GHOST_VOTE_OFF : GHOST_VOTE_ON);
 }
 
-/* translate for PUT and GET, which may take the other path (GP) or be
- * balanced over the node's ghosts. */
+/* GHOST_HW_BYPASS, agreed job-wide at MPI_Init (shim/hw.go). */
+int ghost_hw_bypass = 0;
+
+/* Whether a datatype is one of MPICH's builtin handles: the predefined
+ * basic types, all contiguous. Derived types, and the predefined pair types
+ * with padding (MPI_FLOAT_INT, ...), which MPICH builds as derived types,
+ * have other handle kinds. One shift and compare instead of a call to
+ * MPI_Type_get_envelope (MPICH ABI: kind in bits 30-31, builtin = 1). */
+#define GHOST_BUILTIN_TYPE(type) ((((unsigned)(type)) >> 30) == 1u)
+
+/* Hardware bypass: a PUT/GET of predefined, contiguous datatypes on both
+ * sides goes straight to the target, whose NIC completes it without the
+ * target's CPU, instead of through its ghost. Only in the global window
+ * (fence, PSCW, lock_all(NOCHECK) epochs), where every rank is already
+ * under this origin's lock_all(NOCHECK); lock epochs stay on the ghosts for
+ * the reason gp_other_path gives (a NOCHECK lock on the target beside the
+ * ghost's lock hangs later real locks in MPICH 4.0.2). Derived types stay
+ * on the ghosts: MPICH unpacks them in software at the target.
+ * Accumulate-type operations never come here. */
+static inline int hw_direct(ghost_win_t *w, int target, MPI_Datatype otype, MPI_Datatype ttype)
+{
+    if (__builtin_expect(!ghost_hw_bypass, 1) || !w->redirect || !GHOST_BUILTIN_TYPE(otype) ||
+        !GHOST_BUILTIN_TYPE(ttype) || (unsigned)target >= (unsigned)w->nusers)
+        return 0;
+    MPI_Win iw;
+    return route(w, target, &iw) == MPI_SUCCESS && iw == w->gwin;
+}
+
+/* translate for PUT and GET, which may bypass the ghosts (GHOST_HW_BYPASS),
+ * take the other path (GP) or be balanced over the node's ghosts. */
 static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MPI_Win *iw,
-                                   MPI_Aint count, MPI_Datatype type)
+                                   MPI_Aint count, MPI_Datatype type, MPI_Datatype target_type)
 {
     int target = *rank;
     MPI_Aint target_disp = *disp;
+    if (hw_direct(w, target, type, target_type)) {
+        const ghost_target_t *t = &w->t[target];
+        *iw = w->gwin;
+        *rank = t->self;
+        *disp = target_disp * t->disp_unit;
+        return MPI_SUCCESS;
+    }
     int rc = translate(w, rank, disp, iw);
     if (rc != MPI_SUCCESS || target == MPI_PROC_NULL)
         return rc;
@@ -184,7 +219,8 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                   target_count, target_datatype, win),                                       \
                  {                                                                           \
                      REDIRECT_WITH(translate_spread(w_, &target_rank, &target_disp, &iw_,   \
-                                                    origin_count, origin_datatype),          \
+                                                    origin_count, origin_datatype,           \
+                                                    target_datatype),                        \
                                    name, win, origin_addr, origin_count, origin_datatype,     \
                                    target_rank, target_disp, target_count, target_datatype);  \
                  })
@@ -198,7 +234,8 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                   target_count, target_datatype, win, request),                              \
                  {                                                                           \
                      REDIRECT_REQ_WITH(translate_spread(w_, &target_rank, &target_disp,     \
-                                                        &iw_, origin_count, origin_datatype), \
+                                                        &iw_, origin_count, origin_datatype,  \
+                                                        target_datatype),                     \
                                        name, win, request, origin_addr, origin_count,         \
                                        origin_datatype, target_rank, target_disp,             \
                                        target_count, target_datatype);                        \

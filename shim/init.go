@@ -117,6 +117,7 @@ func ghostAfterInit(provided C.int) C.int {
 		return rc
 	}
 	C.ghost_total_ghosts = C.int(layout.TotalGhosts())
+	setupHWBypass(world)
 
 	if isGhost {
 		serve(group) // never returns
