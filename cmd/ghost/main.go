@@ -10,8 +10,10 @@ import (
 const usage = `usage: ghost <command> [arguments]
 
 Commands:
-  run     start an MPI program with ghost processes (ghost run --help)
-  report  print and plot the timeline of a GHOST_TRACE file (ghost report --help)
+  run        start an MPI program with ghost processes (ghost run --help)
+  calibrate  measure this machine's CR thresholds for GHOST_THRESHOLDS
+             (ghost calibrate --help)
+  report     print and plot the timeline of a GHOST_TRACE file (ghost report --help)
 
 Environment variables are documented in docs/reference.md.
 `
@@ -24,6 +26,8 @@ func main() {
 	switch os.Args[1] {
 	case "run":
 		os.Exit(runCommand(os.Args[2:], os.Stdout, os.Stderr))
+	case "calibrate":
+		os.Exit(calibrateCommand(os.Args[2:], os.Stdout, os.Stderr))
 	case "report":
 		os.Exit(reportCommand(os.Args[2:], os.Stdout, os.Stderr))
 	case "-h", "--help", "help":
