@@ -35,6 +35,9 @@ var rmaConfigs = []rmaConfig{
 	{name: "g1", users: 3, ghosts: 1},
 	{name: "g2", users: 2, ghosts: 2},
 	{name: "g1-2nodes", users: 4, ghosts: 1, hosts: "nodeA:3,nodeB:3"},
+	// Contiguous PUT/GET of fence, PSCW and lock_all epochs straight to the
+	// target (GHOST_HW_BYPASS, forced: this machine has no RDMA device).
+	{name: "g1-bypass", users: 3, ghosts: 1, env: []string{"GHOST_HW_BYPASS=on"}, extra: true},
 	// More baselines: plain MPICH with as many ranks as g1 and g1-2nodes,
 	// and with its shared-memory path off (which hides the alignment bug).
 	{name: "plain-n3", users: 3, ghosts: -1, extra: true},
