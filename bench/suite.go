@@ -183,14 +183,15 @@ var suites = []Suite{
 		Name:    "multiphase",
 		Program: "multiphase.c",
 		About: "The adaptive Casper paper's 8-phase pattern (COMP, COMP, COMM, COMM, twice), scaled to " +
-			"this machine: in COMP phases each rank computes in 500 us chunks and accumulates into its " +
-			"neighbour between them, in COMM phases every rank accumulates into every rank in a tight " +
-			"loop; 4 fenced steps per phase. Redirection fixed on or off, switched by the program " +
-			"before each phase (U), or chosen by Ghost from its profile (P, and GP with the ghosts' " +
-			"exchange, which steers only PUT/GET: the program issues accumulates).",
+			"this machine: in COMP phases each rank computes 40 ms in chunks (1 ms on even ranks, 2 ms on " +
+			"odd ones, as ranks rarely compute in step) and accumulates into its neighbour between them; " +
+			"in COMM phases every rank accumulates into every rank in a tight loop; 8 fenced steps per " +
+			"phase. Redirection fixed on or off, switched by the program before each phase (U), or " +
+			"chosen by Ghost from its profile (P, and GP with the ghosts' exchange, which steers only " +
+			"PUT/GET: the program issues accumulates).",
 		// Work per phase, then chunk_us; the configuration puts the mode
 		// (static|user) first.
-		Args:    fixed([]string{"40", "500"}, []string{"8", "500"}),
+		Args:    fixed([]string{"40", "1000"}, []string{"16", "1000"}),
 		Configs: []string{"static-on", "static-off", "U", "P", "GP"},
 		Rounds:  5,
 		Parse:   parsePhases,
@@ -282,8 +283,8 @@ var configs = []Config{
 	multiphaseConfig("static-on", "static", "GHOST_ASYNC=on"),
 	multiphaseConfig("static-off", "static", "GHOST_ASYNC=off"),
 	multiphaseConfig("U", "user", "GHOST_ASYNC=on"),
-	multiphaseConfig("P", "static", "GHOST_ASYNC=auto", "GHOST_PREDICT_INT=20ms", "GHOST_GSYNC_INT=0"),
-	multiphaseConfig("GP", "static", "GHOST_ASYNC=auto", "GHOST_PREDICT_INT=20ms", "GHOST_GSYNC_INT=20ms"),
+	multiphaseConfig("P", "static", "GHOST_ASYNC=auto", "GHOST_PREDICT_INT=10ms", "GHOST_GSYNC_INT=0"),
+	multiphaseConfig("GP", "static", "GHOST_ASYNC=auto", "GHOST_PREDICT_INT=10ms", "GHOST_GSYNC_INT=10ms"),
 }
 
 // multiphaseConfig is ghost-ng1 with env, running the program in mode

@@ -1,23 +1,26 @@
 /* The adaptive Casper paper's multiphase pattern, scaled to a small
  * machine: COMP COMP COMM COMM COMP COMP COMM COMM.
  *
- *  - COMP: each rank computes in chunks outside MPI and, between chunks,
- *    accumulates into its right neighbour and flushes. The neighbour is
- *    computing too, so the flush completes at once only if someone makes
- *    progress for it: the ghost (redirection on), or nobody until it calls
- *    MPI again (redirection off).
- *  - COMM: every rank accumulates into every rank in a tight loop. Nothing
- *    waits for computation, and routing every target of a node through its
- *    ghost only adds a hop.
+ *  - COMP: each rank computes outside MPI, work * chunk_us in all, and
+ *    between chunks accumulates into its right neighbour and flushes. Odd
+ *    ranks compute in chunks twice as long (and half as many), as ranks of
+ *    an application rarely compute in step: an even rank's flush then
+ *    completes at once only if someone makes progress for its busy odd
+ *    neighbour: the ghost (redirection on), or nobody until the neighbour
+ *    calls MPI again at the end of its chunk (redirection off), which
+ *    doubles the even rank's time.
+ *  - COMM: every rank accumulates into every rank in a tight loop, work*100
+ *    rounds with a flush_all each. Nothing waits for computation, and
+ *    routing every target of a node through its ghost only adds a hop.
  *
  * Every phase is STEPS steps, each closed by a fence: the agreement points
- * of GHOST_ASYNC=auto, so a phase can switch after its first step, as in an
+ * of GHOST_ASYNC=auto, so a phase can switch after its first steps, as in an
  * application that synchronizes within its phases.
  * With argv[1] = "user" the program switches redirection itself before each
  * phase, on for COMP and off for COMM, with MPI_Win_set_info(async_config,
  * symmetric=true): the user-guided strategy.
  *
- * Usage: multiphase [static|user] [work per phase, default 40] [chunk_us, default 500]
+ * Usage: multiphase [static|user] [work per phase, default 40] [chunk_us, default 1000]
  * Rank 0 prints "ranks N" (the size of MPI_COMM_WORLD), then
  * "phase I KIND seconds STATE" per phase and "total seconds correct|WRONG";
  * the accumulated value is checked exactly. bench/multiphase.go reads it. */
@@ -69,7 +72,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     int user = argc > 1 && strcmp(argv[1], "user") == 0;
     int work = argc > 2 ? atoi(argv[2]) : 40;
-    double chunk_us = argc > 3 ? atof(argv[3]) : 500;
+    double chunk_us = argc > 3 ? atof(argv[3]) : 1000;
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -81,7 +84,9 @@ int main(int argc, char **argv)
     *mem = 0;
     MPI_Win_fence(0, win);
     static const int comm_phase[8] = {0, 0, 1, 1, 0, 0, 1, 1};
-    enum { STEPS = 4 };
+    enum { STEPS = 8 };
+    /* COMP chunks: odd ranks compute twice as long per chunk, half as often. */
+    int stretch = rank % 2 ? 2 : 1;
     long one = 1, sent = 0;
     double total = 0;
     for (int p = 0; p < 8; p++) {
@@ -93,7 +98,7 @@ int main(int argc, char **argv)
         for (int step = 0; step < STEPS; step++) {
             MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
             if (comm) {
-                for (int i = 0; i < work * 20 / STEPS; i++) {
+                for (int i = 0; i < work * 100 / STEPS; i++) {
                     for (int t = 0; t < size; t++)
                         MPI_Accumulate(&one, 1, MPI_LONG, t, 0, 1, MPI_LONG, MPI_SUM, win);
                     MPI_Win_flush_all(win);
@@ -101,8 +106,8 @@ int main(int argc, char **argv)
                 }
             } else {
                 int right = (rank + 1) % size;
-                for (int i = 0; i < work / STEPS; i++) {
-                    spin_us(chunk_us);
+                for (int i = 0; i < work / STEPS / stretch; i++) {
+                    spin_us(chunk_us * stretch);
                     MPI_Accumulate(&one, 1, MPI_LONG, right, 0, 1, MPI_LONG, MPI_SUM, win);
                     MPI_Win_flush(right, win);
                     sent++;
