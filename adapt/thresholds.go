@@ -545,3 +545,29 @@ func Override(file, env Thresholds, lowSet, highSet bool) (Thresholds, error) {
 	}
 	return t, nil
 }
+
+// Choose is what GHOST_THRESHOLDS does at MPI_Init: it loads the file at
+// path, selects the deployment nearest to n users with g ghosts per node,
+// and applies the explicitly set variables over it (Override). It returns
+// the pair and a line that says where it came from; on any error the
+// caller keeps env.
+func Choose(path string, n, g int, env Thresholds, lowSet, highSet bool) (Thresholds, string, error) {
+	f, err := LoadThresholds(path)
+	if err != nil {
+		return env, "", err
+	}
+	a, err := f.Select(n, g)
+	if err != nil {
+		return env, "", fmt.Errorf("thresholds file %s: %v", path, err)
+	}
+	t, err := Override(a.Thresholds(), env, lowSet, highSet)
+	if err != nil {
+		return env, "", fmt.Errorf("thresholds file %s: %v", path, err)
+	}
+	line := fmt.Sprintf("GHOST_THRESHOLDS=%s: CR thresholds low %g high %g (calibrated n=%d g=%d on %s, %s)",
+		path, t.Low, t.High, a.N, a.G, f.Machine.Hostname, f.Created.Format(time.RFC3339))
+	if lowSet || highSet {
+		line += "; GHOST_CR_LOW/GHOST_CR_HIGH from the environment win"
+	}
+	return t, line, nil
+}

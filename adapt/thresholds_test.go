@@ -350,3 +350,57 @@ func FuzzParseThresholds(f *testing.F) {
 		}
 	})
 }
+
+func TestChoose(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	if err := os.WriteFile(good, encodeJSON(t, validFile()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"format":"ghost-thresholds","version":7}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := Thresholds{Low: 0.3, High: 0.6}
+	tests := []struct {
+		name            string
+		path            string
+		n, g            int
+		lowSet, highSet bool
+		want            Thresholds
+		line, err       string
+	}{
+		{name: "nearest deployment", path: good, n: 3, g: 1, want: Thresholds{0.45, 0.55},
+			line: "GHOST_THRESHOLDS=" + good + ": CR thresholds low 0.45 high 0.55 (calibrated n=4 g=1 on box, 2025-01-02T03:04:05Z)"},
+		{name: "explicit high wins", path: good, n: 2, g: 1, highSet: true, want: Thresholds{0.4, 0.6},
+			line: "from the environment win"},
+		{name: "missing file", path: filepath.Join(dir, "none.json"), n: 2, g: 1, want: env,
+			err: "thresholds file " + filepath.Join(dir, "none.json") + ": no such file or directory"},
+		{name: "malformed file", path: bad, n: 2, g: 1, want: env, err: "thresholds file " + bad + ": version 7 is not supported"},
+		{name: "explicit low does not fit", path: good, n: 4, g: 1, lowSet: true, want: env, err: "do not fit the file's values"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := env
+			if tt.name == "explicit low does not fit" {
+				e.Low = 0.58
+			}
+			got, line, err := Choose(tt.path, tt.n, tt.g, e, tt.lowSet, tt.highSet)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				if got != e {
+					t.Errorf("on error got %+v, want the environment's %+v", got, e)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want || !strings.Contains(line, tt.line) {
+				t.Errorf("got %+v %q, want %+v %q", got, line, tt.want, tt.line)
+			}
+		})
+	}
+}

@@ -58,9 +58,11 @@ const (
 	// calibrateTolerance is when redirection on and off "cost the same":
 	// their times per iteration within ±5%.
 	calibrateTolerance = 0.05
-	// minLoad is the lowest communication load tried: compute takes 49
-	// times as long as the communication does without it.
-	minLoad = 0.02
+	// minLoad is the lowest communication load tried: compute takes 199
+	// times as long as the communication does without it, several
+	// milliseconds per iteration here, long enough for a ghost that shares
+	// a core to be scheduled while its targets compute.
+	minLoad = 0.005
 )
 
 // quickPatterns cover every op, both datatypes and both blocking modes
@@ -245,8 +247,8 @@ func (p probe) same(tol float64) bool { return math.Abs(p.ratio()-1) <= tol+1e-9
 
 // search bisects the communication load of one pattern for the point where
 // redirection on and off cost the same. It probes load 1 (no computation)
-// first, then minLoad, then bisects between the two ends that lie on
-// either side of the crossing.
+// first, then minLoad, then bisects (geometrically) between the two ends
+// that lie on either side of the crossing.
 type search struct {
 	pattern adapt.Pattern
 	tol     float64
@@ -271,7 +273,9 @@ func (s *search) next() (float64, bool) {
 	case len(s.probes) == 1:
 		return minLoad, true
 	}
-	return (s.lo.Load + s.hi.Load) / 2, true
+	// The geometric mean: the crossing usually lies at low loads, and a
+	// load halves the computation's share only when it doubles.
+	return math.Sqrt(s.lo.Load * s.hi.Load), true
 }
 
 // computeMicros converts a load into the computation per iteration: load

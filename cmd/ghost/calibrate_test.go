@@ -223,7 +223,7 @@ func TestSearch(t *testing.T) {
 		{name: "bisection finds the crossing", m: fakeMachine{10, 0.8, 30, 0.1}, steps: 8, kind: adapt.KindCrossing},
 		{name: "out of steps: interpolated", m: fakeMachine{10, 0.8, 30, 0.1}, steps: 1, kind: adapt.KindInterpolated, rounds: 3},
 		{name: "ghosts always cheaper", m: fakeMachine{10, 0.8, 9, 0.1}, steps: 5, kind: adapt.KindOnWins, load: 1, rounds: 2},
-		{name: "ghosts always dearer", m: fakeMachine{10, 0.1, 60, 0.1}, steps: 5, kind: adapt.KindOffWins, load: minLoad, rounds: 2},
+		{name: "ghosts always dearer", m: fakeMachine{10, 0.1, 300, 0.1}, steps: 5, kind: adapt.KindOffWins, load: minLoad, rounds: 2},
 		{name: "equal at load 1", m: fakeMachine{10, 0.8, 10.2, 0.1}, steps: 5, kind: adapt.KindCrossing, load: 1, rounds: 1},
 		{name: "no steps: interpolated between the edges", m: fakeMachine{10, 0.8, 30, 0.1}, steps: 0, kind: adapt.KindInterpolated, rounds: 2},
 	}
