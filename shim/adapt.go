@@ -5,12 +5,46 @@ package main
 import "C"
 
 import (
+	"os"
+
 	"github.com/ghost-mpi/ghost/adapt"
 	"github.com/ghost-mpi/ghost/internal/config"
+	"github.com/ghost-mpi/ghost/redirect"
 )
 
 // predictor is this process's profiling predictor under GHOST_ASYNC=auto.
 var predictor *adapt.Predictor
+
+// applyThresholds takes CR_LOW and CR_HIGH from GHOST_THRESHOLDS for this
+// job's user count and ghosts per node (docs/calibrate.md). Every process
+// reads the file; a problem is agreed over world, so that the lowest rank
+// that met one prints it once, and then every rank keeps the variables'
+// values: the job never runs with thresholds that differ by rank.
+func applyThresholds(cfg config.Config, world C.MPI_Comm, layout *redirect.Layout) config.Config {
+	if cfg.Thresholds == "" {
+		return cfg
+	}
+	env := os.Environ()
+	t, line, err := adapt.Choose(cfg.Thresholds, len(layout.WorldOfUser), cfg.NG,
+		adapt.Thresholds{Low: cfg.CRLow, High: cfg.CRHigh},
+		config.Explicit(env, "GHOST_CR_LOW"), config.Explicit(env, "GHOST_CR_HIGH"))
+	size := commSize(world)
+	reporter := size
+	if err != nil {
+		reporter = self.worldRank
+	}
+	if reporter = allreduceMinInt(world, reporter); reporter < size {
+		if reporter == self.worldRank {
+			self.log.warnf("%v; using GHOST_CR_LOW=%g and GHOST_CR_HIGH=%g", err, cfg.CRLow, cfg.CRHigh)
+		}
+		return cfg
+	}
+	if self.worldRank == 0 {
+		self.log.infof("%s", line)
+	}
+	cfg.CRLow, cfg.CRHigh = t.Low, t.High
+	return cfg
+}
 
 // setupProfiling turns the wrappers' timers on when asked for, and for
 // GHOST_ASYNC=auto sets the prediction interval in TSC ticks.
