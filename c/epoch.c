@@ -14,6 +14,7 @@
  *  - PSCW: passive mode on the global window, with post and complete
  *    messages on a private communicator, never the application's.
  */
+#include "counters.h"
 #include "win.h"
 
 #include <stdio.h>
@@ -179,6 +180,7 @@ GHOST_DEFINE(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win), (
      * lock. */
     rc = lock_target(w, t, lock_type, assert & ~MPI_MODE_NOCHECK, iw);
     if (rc == MPI_SUCCESS) {
+        ghost_count_sync(GHOST_SYNC_LOCK);
         t->granted = (assert & MPI_MODE_NOCHECK) != 0;
         t->lock_type = lock_type;
         __atomic_add_fetch(&w->nlocked, 1, __ATOMIC_RELAXED);
@@ -213,6 +215,7 @@ GHOST_DEFINE(MPI_Win_lock_all, (int assert, MPI_Win win), (assert, win), {
         return GHOST_REAL(MPI_Win_lock_all)(assert, win);
     if (w->lockall)
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
+    ghost_count_sync(GHOST_SYNC_LOCK_ALL);
     if ((assert & MPI_MODE_NOCHECK) || !w->lwin) {
         w->lockall = GHOST_LOCKALL_NOCHECK;
         return MPI_SUCCESS;
@@ -279,6 +282,7 @@ static int flush_one(MPI_Win win, int rank, flush_fn real)
         return MPI_SUCCESS;
     if (!valid_target(w, rank))
         return ghost_win_error(w, MPI_ERR_RANK);
+    ghost_count_sync(GHOST_SYNC_FLUSH);
     MPI_Win iw;
     int rc = epoch_window(w, rank, &iw);
     wake_target(w, &w->t[rank]);
@@ -295,6 +299,7 @@ static int flush_every(MPI_Win win, flush_fn one, flush_all_fn all)
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return all(win);
+    ghost_count_sync(GHOST_SYNC_FLUSH);
     int rc = MPI_SUCCESS;
     wake_all(w);
     int locks = w->lockall == GHOST_LOCKALL_LOCKS || __atomic_load_n(&w->nlocked, __ATOMIC_RELAXED) > 0;
@@ -355,6 +360,7 @@ GHOST_DEFINE(MPI_Win_fence, (int assert, MPI_Win win), (assert, win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_fence)(assert, win);
+    ghost_count_sync(GHOST_SYNC_FENCE);
     int rc = MPI_SUCCESS;
     wake_all(w);
     /* Complete this origin's operations of the epoch that ends here. */
@@ -374,10 +380,10 @@ GHOST_DEFINE(MPI_Win_fence, (int assert, MPI_Win win), (assert, win), {
      * (MPI_Win_set_info is collective) or agreed can take effect everywhere.
      * What the application asked for wins over the profiling vote. */
     if (w->pending >= 0) {
-        w->redirect = w->pending;
+        ghost_win_set_redirect(w, w->pending);
         w->pending = -1;
     } else if (agreed >= 0) {
-        w->redirect = agreed;
+        ghost_win_set_redirect(w, agreed);
     }
     if (agreed >= 0)
         ghost_gp_agreed();
@@ -423,6 +429,8 @@ GHOST_DEFINE(MPI_Win_post, (MPI_Group group, int assert, MPI_Win win), (group, a
         if (!(assert & MPI_MODE_NOCHECK))
             rc = GHOST_REAL(MPI_Send)(NULL, 0, MPI_BYTE, w->exposure[i], TAG_POST, w->pscw);
     w->nexposure = n;
+    if (rc == MPI_SUCCESS)
+        ghost_count_sync(GHOST_SYNC_POST);
     return ghost_win_error(w, rc);
 })
 
@@ -442,6 +450,8 @@ GHOST_DEFINE(MPI_Win_start, (MPI_Group group, int assert, MPI_Win win), (group, 
                                       MPI_STATUS_IGNORE);
     w->naccess = rc == MPI_SUCCESS ? n : 0;
     w->access_open = rc == MPI_SUCCESS;
+    if (rc == MPI_SUCCESS)
+        ghost_count_sync(GHOST_SYNC_START);
     return ghost_win_error(w, rc);
 })
 
@@ -553,7 +563,7 @@ GHOST_DEFINE(MPI_Win_set_info, (MPI_Win win, MPI_Info info), (win, info), {
             int agreed;
             rc = agreeing_barrier(w, &agreed);
             if (rc == MPI_SUCCESS) {
-                w->redirect = agreed;
+                ghost_win_set_redirect(w, agreed);
                 ghost_gp_agreed();
             }
         }
@@ -576,7 +586,7 @@ GHOST_DEFINE(MPI_Win_set_info, (MPI_Win win, MPI_Info info), (win, info), {
     }
     if (symmetric) {
         rc = GHOST_REAL(MPI_Barrier)(w->pscw);
-        w->redirect = on;
+        ghost_win_set_redirect(w, on);
         w->pending = -1;
     } else {
         w->pending = on;

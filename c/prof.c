@@ -11,6 +11,7 @@
  * and its length to the Go predictor (adapt/): one Go call per interval, never
  * one per MPI call.
  */
+#include "counters.h"
 #include "ghost.h"
 #include "offload.h"
 
@@ -65,6 +66,9 @@ void ghost_prof_exit(uint64_t t0)
     uint64_t now = __rdtsc();
     prof.calls++;
     prof.mpi_ticks += now - t0;
+    /* The process-wide totals the metrics export (counters.h). */
+    GHOST_COUNT_ADD(ghost_counters_mine->mpi_calls, 1);
+    GHOST_COUNT_ADD(ghost_counters_mine->mpi_ticks, now - t0);
     prof.interval_mpi += now - t0;
     if (ghost_predict_ticks && now - prof.interval_start >= ghost_predict_ticks)
         close_interval(now);

@@ -13,6 +13,7 @@
  * Windows Ghost did not create (Win_create, dynamic, shared, or plain
  * allocations) are forwarded untouched after one table lookup.
  */
+#include "counters.h"
 #include "win.h"
 
 #include <stdlib.h>
@@ -181,36 +182,55 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
     return MPI_SUCCESS;
 }
 
+/* Counts an operation MPICH accepted (counters.h): it took the direct path
+ * when it went to the target itself (redirection off, GP's other path, a
+ * hardware bypass), the ghost path otherwise. MPI_PROC_NULL moves nothing
+ * and is not counted. */
+#define COUNT_OP(op, target, rank, bytes)                                     \
+    do {                                                                     \
+        if ((target) != MPI_PROC_NULL)                                       \
+            ghost_count_op(op, (rank) == w_->t[target].self ? GHOST_PATH_DIRECT \
+                                                            : GHOST_PATH_GHOST, \
+                           bytes);                                           \
+    } while (0)
+
 /* The shape shared by every operation: look the window up, forward if it is
- * not ours, translate, call MPICH on the internal window, and raise errors
- * on the application's window. */
-#define REDIRECT(fn, win, rank, disp, ...) REDIRECT_WITH(translate(w_, &rank, &disp, &iw_), fn, win, __VA_ARGS__)
-#define REDIRECT_WITH(translation, fn, win, ...)                             \
+ * not ours, translate, call MPICH on the internal window, count, and raise
+ * errors on the application's window. rank is the variable the translation
+ * rewrites; bytes is evaluated only for an operation that is counted. */
+#define REDIRECT(op, bytes, fn, win, rank, disp, ...) REDIRECT_WITH(translate(w_, &rank, &disp, &iw_), op, rank, bytes, fn, win, __VA_ARGS__)
+#define REDIRECT_WITH(translation, op, rank, bytes, fn, win, ...)            \
     do {                                                                     \
         ghost_win_t *w_ = ghost_redirected(win);                               \
         if (!w_)                                                             \
             return GHOST_REAL(fn)(__VA_ARGS__, win);                         \
         MPI_Win iw_;                                                         \
+        const int target_ = rank;                                            \
         int rc_ = translation;                                               \
         if (rc_ == MPI_SUCCESS)                                              \
             rc_ = GHOST_REAL(fn)(__VA_ARGS__, iw_);                          \
+        if (rc_ == MPI_SUCCESS)                                              \
+            COUNT_OP(op, target_, rank, bytes);                              \
         return ghost_win_error(w_, rc_);                                     \
     } while (0)
 
-#define REDIRECT_REQ(fn, win, req, rank, disp, ...) REDIRECT_REQ_WITH(translate(w_, &rank, &disp, &iw_), fn, win, req, __VA_ARGS__)
-#define REDIRECT_REQ_WITH(translation, fn, win, req, ...)                    \
+#define REDIRECT_REQ(op, bytes, fn, win, req, rank, disp, ...) REDIRECT_REQ_WITH(translate(w_, &rank, &disp, &iw_), op, rank, bytes, fn, win, req, __VA_ARGS__)
+#define REDIRECT_REQ_WITH(translation, op, rank, bytes, fn, win, req, ...)   \
     do {                                                                     \
         ghost_win_t *w_ = ghost_redirected(win);                               \
         if (!w_)                                                             \
             return GHOST_REAL(fn)(__VA_ARGS__, win, req);                    \
         MPI_Win iw_;                                                         \
+        const int target_ = rank;                                            \
         int rc_ = translation;                                               \
         if (rc_ == MPI_SUCCESS)                                              \
             rc_ = GHOST_REAL(fn)(__VA_ARGS__, iw_, req);                     \
+        if (rc_ == MPI_SUCCESS)                                              \
+            COUNT_OP(op, target_, rank, bytes);                              \
         return ghost_win_error(w_, rc_);                                     \
     } while (0)
 
-#define PUT_LIKE(name, addr_t, count_t)                                                      \
+#define PUT_LIKE(name, op, addr_t, count_t)                                                   \
     GHOST_DEFINE(name,                                                                       \
                  (addr_t origin_addr, count_t origin_count, MPI_Datatype origin_datatype,    \
                   int target_rank, MPI_Aint target_disp, count_t target_count,               \
@@ -221,11 +241,12 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                      REDIRECT_WITH(translate_spread(w_, &target_rank, &target_disp, &iw_,   \
                                                     origin_count, origin_datatype,           \
                                                     target_datatype),                        \
+                                   op, target_rank, ghost_type_bytes(target_count, target_datatype), \
                                    name, win, origin_addr, origin_count, origin_datatype,     \
                                    target_rank, target_disp, target_count, target_datatype);  \
                  })
 
-#define RPUT_LIKE(name, addr_t, count_t)                                                     \
+#define RPUT_LIKE(name, op, addr_t, count_t)                                                   \
     GHOST_DEFINE(name,                                                                       \
                  (addr_t origin_addr, count_t origin_count, MPI_Datatype origin_datatype,    \
                   int target_rank, MPI_Aint target_disp, count_t target_count,               \
@@ -236,6 +257,7 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                      REDIRECT_REQ_WITH(translate_spread(w_, &target_rank, &target_disp,     \
                                                         &iw_, origin_count, origin_datatype,  \
                                                         target_datatype),                     \
+                                       op, target_rank, ghost_type_bytes(target_count, target_datatype), \
                                        name, win, request, origin_addr, origin_count,         \
                                        origin_datatype, target_rank, target_disp,             \
                                        target_count, target_datatype);                        \
@@ -249,7 +271,8 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                  (origin_addr, origin_count, origin_datatype, target_rank, target_disp,      \
                   target_count, target_datatype, op, win),                                   \
                  {                                                                           \
-                     REDIRECT(name, win, target_rank, target_disp, origin_addr, origin_count, \
+                     REDIRECT(GHOST_OP_ACC, ghost_type_bytes(target_count, target_datatype), \
+                              name, win, target_rank, target_disp, origin_addr, origin_count, \
                               origin_datatype, target_rank, target_disp, target_count,       \
                               target_datatype, op);                                          \
                  })
@@ -263,7 +286,8 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                  (origin_addr, origin_count, origin_datatype, target_rank, target_disp,      \
                   target_count, target_datatype, op, win, request),                          \
                  {                                                                           \
-                     REDIRECT_REQ(name, win, request, target_rank, target_disp, origin_addr, \
+                     REDIRECT_REQ(GHOST_OP_ACC, ghost_type_bytes(target_count, target_datatype), \
+                                  name, win, request, target_rank, target_disp, origin_addr, \
                                   origin_count, origin_datatype, target_rank, target_disp,   \
                                   target_count, target_datatype, op);                        \
                  })
@@ -278,7 +302,8 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                   result_datatype, target_rank, target_disp, target_count, target_datatype,  \
                   op, win),                                                                  \
                  {                                                                           \
-                     REDIRECT(name, win, target_rank, target_disp, origin_addr, origin_count, \
+                     REDIRECT(GHOST_OP_GET_ACC, ghost_type_bytes(target_count, target_datatype), \
+                              name, win, target_rank, target_disp, origin_addr, origin_count, \
                               origin_datatype, result_addr, result_count, result_datatype,   \
                               target_rank, target_disp, target_count, target_datatype, op);  \
                  })
@@ -294,20 +319,21 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                   result_datatype, target_rank, target_disp, target_count, target_datatype,  \
                   op, win, request),                                                         \
                  {                                                                           \
-                     REDIRECT_REQ(name, win, request, target_rank, target_disp, origin_addr, \
+                     REDIRECT_REQ(GHOST_OP_GET_ACC, ghost_type_bytes(target_count, target_datatype), \
+                                  name, win, request, target_rank, target_disp, origin_addr, \
                                   origin_count, origin_datatype, result_addr, result_count,  \
                                   result_datatype, target_rank, target_disp, target_count,   \
                                   target_datatype, op);                                      \
                  })
 
-PUT_LIKE(MPI_Put, const void *, int)
-PUT_LIKE(MPI_Put_c, const void *, MPI_Count)
-PUT_LIKE(MPI_Get, void *, int)
-PUT_LIKE(MPI_Get_c, void *, MPI_Count)
-RPUT_LIKE(MPI_Rput, const void *, int)
-RPUT_LIKE(MPI_Rput_c, const void *, MPI_Count)
-RPUT_LIKE(MPI_Rget, void *, int)
-RPUT_LIKE(MPI_Rget_c, void *, MPI_Count)
+PUT_LIKE(MPI_Put, GHOST_OP_PUT, const void *, int)
+PUT_LIKE(MPI_Put_c, GHOST_OP_PUT, const void *, MPI_Count)
+PUT_LIKE(MPI_Get, GHOST_OP_GET, void *, int)
+PUT_LIKE(MPI_Get_c, GHOST_OP_GET, void *, MPI_Count)
+RPUT_LIKE(MPI_Rput, GHOST_OP_PUT, const void *, int)
+RPUT_LIKE(MPI_Rput_c, GHOST_OP_PUT, const void *, MPI_Count)
+RPUT_LIKE(MPI_Rget, GHOST_OP_GET, void *, int)
+RPUT_LIKE(MPI_Rget_c, GHOST_OP_GET, void *, MPI_Count)
 ACC_LIKE(MPI_Accumulate, int)
 ACC_LIKE(MPI_Accumulate_c, MPI_Count)
 RACC_LIKE(MPI_Raccumulate, int)
@@ -322,7 +348,7 @@ GHOST_DEFINE(MPI_Fetch_and_op,
               MPI_Aint target_disp, MPI_Op op, MPI_Win win),
              (origin_addr, result_addr, datatype, target_rank, target_disp, op, win),
              {
-                 REDIRECT(MPI_Fetch_and_op, win, target_rank, target_disp, origin_addr,
+                 REDIRECT(GHOST_OP_FOP, ghost_type_bytes(1, datatype), MPI_Fetch_and_op, win, target_rank, target_disp, origin_addr,
                           result_addr, datatype, target_rank, target_disp, op);
              })
 
@@ -331,6 +357,6 @@ GHOST_DEFINE(MPI_Compare_and_swap,
               MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win),
              (origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win),
              {
-                 REDIRECT(MPI_Compare_and_swap, win, target_rank, target_disp, origin_addr,
+                 REDIRECT(GHOST_OP_CAS, ghost_type_bytes(1, datatype), MPI_Compare_and_swap, win, target_rank, target_disp, origin_addr,
                           compare_addr, result_addr, datatype, target_rank, target_disp);
              })

@@ -7,6 +7,7 @@
  * handle is returned to the application, and the application cannot use a
  * handle it does not have yet.
  */
+#include "counters.h"
 #include "win.h"
 
 #include <pthread.h>
@@ -69,11 +70,14 @@ int ghost_win_register(ghost_win_t *w)
     }
     __atomic_store_n(&table_initialized, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&table_lock);
+    if (rc == 0)
+        ghost_count_window(w, 1);
     return rc;
 }
 
 void ghost_win_unregister(ghost_win_t *w)
 {
+    ghost_count_window(w, -1);
     pthread_mutex_lock(&table_lock);
     for (unsigned i = slot_of(w->user), n = 0; n < TABLE_SLOTS; i = (i + 1) & (TABLE_SLOTS - 1), n++) {
         if (table[i].handle == w->user) {

@@ -4,6 +4,7 @@ package main
 // #include "win.h"
 // #include "doorbell.h"
 // #include "offload.h"
+// #include "counters.h"
 import "C"
 
 import (
@@ -30,11 +31,17 @@ func serve(ghosts C.MPI_Comm) {
 	gsync := self.cfg.Async == config.AsyncAuto && self.cfg.GSyncInterval > 0 && l.LocalRank[self.worldRank] == 0
 	nextSync := time.Now().Add(self.cfg.GSyncInterval)
 	myIndex := l.LocalRank[self.worldRank] // ghosts are the lowest local ranks
+	clock := newLoopClock()
+	var exporter *nodeMetrics // the node's first ghost serves its metrics
+	if myIndex == 0 {
+		exporter = startMetrics(l.NodeOf[self.worldRank])
+	}
 
 	for finalized < users {
 		var cmd C.ghost_cmd_t
 		var from C.int
 		polls++
+		clock.pass()
 		if gsync {
 			if C.ghost_gp_test() != 0 {
 				exchanges++
@@ -71,6 +78,7 @@ func serve(ghosts C.MPI_Comm) {
 			C.ghost_yield_after = 0
 			continue
 		}
+		clock.idleStart()
 		switch a := policy.Idle(); a.Kind {
 		case wait.Yield:
 			C.ghost_yield()
@@ -80,7 +88,10 @@ func serve(ghosts C.MPI_Comm) {
 				wakes++
 			}
 		}
+		clock.idleEnd()
 	}
+	// Every user of the node has finalized: their counters are final.
+	exporter.finish()
 
 	wall := time.Since(self.started)
 	cpu := time.Duration(C.ghost_cpu_ns() - cpu0)
@@ -92,6 +103,7 @@ func serve(ghosts C.MPI_Comm) {
 	C.ghost_doorbell_teardown()
 	C.ghost_gp_teardown()
 	freeCreationLock()
+	C.ghost_counters_teardown()
 	if gsync {
 		self.log.infof("ghost at world rank %d: %d GP exchanges", self.worldRank, exchanges)
 	}

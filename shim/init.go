@@ -2,6 +2,7 @@ package main
 
 // #include "win.h"
 // #include "offload.h"
+// #include "counters.h"
 import "C"
 
 import (
@@ -56,6 +57,7 @@ func ghostAfterInit(provided C.int) C.int {
 		}
 	}
 
+	errs = append(errs, metricsConfigErrors(cfg)...)
 	self.node = commSplitShared(world)
 	leader := bcastInt(self.node, self.worldRank, 0)
 	leaders := allgatherInt(world, leader)
@@ -86,8 +88,6 @@ func ghostAfterInit(provided C.int) C.int {
 		C.PMPI_Barrier(world)
 		select {} // unreachable: the abort ends this process
 	}
-	cfg = applyThresholds(cfg, world, layout)
-	self.cfg = cfg
 
 	if cfg.NG == 0 {
 		setupProfiling(cfg)
@@ -109,6 +109,13 @@ func ghostAfterInit(provided C.int) C.int {
 	self.worldDup = commDup(world)
 	C.ghost_ctl_setup(self.ctl)
 	local := layout.LocalRank[self.worldRank]
+	role := C.int(C.GHOST_ROLE_USER)
+	if isGhost {
+		role = C.GHOST_ROLE_GHOST
+	}
+	if rc := C.ghost_counters_setup(self.node, C.int(local), role, C.int(local), boolInt(provided == C.MPI_THREAD_MULTIPLE)); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	if rc := C.ghost_doorbell_setup(self.node, C.int(local), self.worldDup); rc != C.MPI_SUCCESS {
 		return rc
 	}
@@ -152,6 +159,7 @@ func ghostBeforeFinalize() {
 		return
 	}
 	node := self.layout.Nodes[self.layout.NodeOf[self.worldRank]]
+	C.ghost_counters_finish() // this process's counters are final: the ghost may record them
 	cmd := C.ghost_cmd_t{op: C.GHOST_CMD_FINALIZE}
 	for _, g := range node.Ghosts {
 		C.ghost_ctl_send(C.int(self.layout.LocalRank[g]), &cmd)
@@ -159,6 +167,7 @@ func ghostBeforeFinalize() {
 	C.ghost_doorbell_teardown() // collective with the ghosts, once they have every FINALIZE
 	C.ghost_gp_teardown()
 	freeCreationLock()
+	C.ghost_counters_teardown()
 }
 
 func boolInt(b bool) C.int {

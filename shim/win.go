@@ -2,6 +2,7 @@ package main
 
 // #include <stdlib.h>
 // #include "win.h"
+// #include "counters.h"
 import "C"
 
 import (
@@ -28,6 +29,7 @@ type internalWin struct {
 	locks   []C.MPI_Win
 	base    unsafe.Pointer // this process's segment
 	members []segment      // by internal rank
+	shmSize int64          // what this process put in the node segment (metrics)
 }
 
 // segment is one member's part of its node segment.
@@ -268,6 +270,8 @@ func buildInternal(id int64, plan *redirect.WindowPlan, users []int, bytes int64
 	if rc = C.ghost_segment_alloc(iw.comms.node, C.MPI_Aint(rounded), &iw.shm, &iw.base, &nodeBase, &nodeBytes); rc != C.MPI_SUCCESS {
 		return nil, rc
 	}
+	iw.shmSize = rounded
+	C.ghost_count_shm(C.int64_t(rounded))
 	// Everyone learns where every user's segment lies in its node segment.
 	mine := [3]C.int64_t{0, C.int64_t(bytes), C.int64_t(dispUnit)}
 	if bytes > 0 {
@@ -311,6 +315,7 @@ func (iw *internalWin) free() C.int {
 	}
 	keep(C.ghost_free_internal_win(&iw.global))
 	keep(C.ghost_free_internal_win(&iw.shm))
+	C.ghost_count_shm(-C.int64_t(iw.shmSize))
 	keep(iw.comms.release())
 	return rc
 }

@@ -6,7 +6,7 @@ package config
 
 import (
 	"fmt"
-	"slices"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -96,9 +96,6 @@ type Config struct {
 	PredictInterval time.Duration
 	// CRLow and CRHigh bound the communication-ratio hysteresis.
 	CRLow, CRHigh float64
-	// Thresholds is the calibration file that chooses CRLow and CRHigh
-	// for the deployment (GHOST_THRESHOLDS); empty: none.
-	Thresholds string
 	// GSyncInterval is how often the ghosts exchange the users' votes for
 	// ghost-offloaded PUT/GET switching; 0 turns that strategy off.
 	GSyncInterval time.Duration
@@ -110,7 +107,19 @@ type Config struct {
 	// Trace is the file that records every prediction interval of every
 	// rank (GHOST_TRACE); empty: no trace.
 	Trace string
+	// MetricsAddr is where the node's first ghost serves Prometheus
+	// metrics (GHOST_METRICS_ADDR); "off": no exporter; empty:
+	// DefaultMetricsAddr.
+	MetricsAddr string
+	// MetricsTextfile is the directory for the nodes' final metrics
+	// (GHOST_METRICS_TEXTFILE); empty: none written.
+	MetricsTextfile string
+	// Pprof adds Go's /debug/pprof/ to the metrics endpoint (GHOST_PPROF).
+	Pprof bool
 }
+
+// DefaultMetricsAddr is GHOST_METRICS_ADDR's default: loopback only.
+const DefaultMetricsAddr = "127.0.0.1:9464"
 
 // Default is the configuration with no GHOST_* variable set.
 func Default() Config {
@@ -198,21 +207,13 @@ var Vars = []Var{
 	},
 	{
 		Name: "GHOST_CR_LOW", Accepted: "a number from 0 to 1, below GHOST_CR_HIGH", Default: "0.3",
-		Doc: "Under GHOST_ASYNC=auto, a process whose CR falls below this votes for redirection (its targets compute). Wins over GHOST_THRESHOLDS.",
+		Doc: "Under GHOST_ASYNC=auto, a process whose CR falls below this votes for redirection (its targets compute).",
 		set: func(c *Config, v string) bool { return parseRatio(v, &c.CRLow) },
 	},
 	{
 		Name: "GHOST_CR_HIGH", Accepted: "a number from 0 to 1, above GHOST_CR_LOW", Default: "0.6",
-		Doc: "Under GHOST_ASYNC=auto, a process whose CR rises above this votes against redirection (communication dominates). Between the two thresholds it keeps its vote. Wins over GHOST_THRESHOLDS.",
+		Doc: "Under GHOST_ASYNC=auto, a process whose CR rises above this votes against redirection (communication dominates). Between the two thresholds it keeps its vote.",
 		set: func(c *Config, v string) bool { return parseRatio(v, &c.CRHigh) },
-	},
-	{
-		Name: "GHOST_THRESHOLDS", Accepted: "a path to a thresholds file written by ghost calibrate", Default: "unset (GHOST_CR_LOW and GHOST_CR_HIGH)",
-		Doc: "Under GHOST_ASYNC=auto, take GHOST_CR_LOW and GHOST_CR_HIGH from this calibration file, for the calibrated deployment nearest to the job's user count and GHOST_NG (docs/calibrate.md). A variable set explicitly wins over the file. A missing or malformed file is a warning, printed once per job, and the defaults apply.",
-		set: func(c *Config, v string) bool {
-			c.Thresholds = strings.TrimSpace(v)
-			return c.Thresholds != ""
-		},
 	},
 	{
 		Name: "GHOST_LOAD", Accepted: "static, random, op or byte", Default: "static",
@@ -285,6 +286,45 @@ var Vars = []Var{
 			return c.Trace != ""
 		},
 	},
+	{
+		Name: "GHOST_METRICS_ADDR", Accepted: "host:port (port 0 to 65535), or off", Default: DefaultMetricsAddr,
+		Doc: "Where the first ghost of each node serves Prometheus metrics (/metrics). When the port is taken, for instance by another fake node on the same host, the next free port is used; the address bound is logged at verbosity info. A port conflict never stops the job. Binding to an external interface takes an explicit address. `off` turns the exporter off.",
+		set: func(c *Config, v string) bool {
+			v = strings.TrimSpace(v)
+			if strings.EqualFold(v, "off") {
+				c.MetricsAddr = "off"
+				return true
+			}
+			_, port, err := net.SplitHostPort(v)
+			if err != nil {
+				return false
+			}
+			if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+				return false
+			}
+			c.MetricsAddr = v
+			return true
+		},
+	},
+	{
+		Name: "GHOST_METRICS_TEXTFILE", Accepted: "an existing directory the job may create files in", Default: "unset (no record)",
+		Doc: "At finalize, the first ghost of each node writes the node's final metrics to ghost_node<N>.prom in this directory, in node_exporter's textfile format, atomically (a temporary file, then a rename). `ghost report DIR` summarizes them.",
+		set: func(c *Config, v string) bool {
+			c.MetricsTextfile = strings.TrimSpace(v)
+			return c.MetricsTextfile != ""
+		},
+	},
+	{
+		Name: "GHOST_PPROF", Accepted: "0 or 1 (also off/on, false/true)", Default: "0",
+		Doc: "Also serve Go's runtime profiles under /debug/pprof/ on the metrics endpoint.",
+		set: func(c *Config, v string) bool {
+			b, ok := ParseBool(v)
+			if ok {
+				c.Pprof = b
+			}
+			return ok
+		},
+	},
 }
 
 // LauncherVars are read by `ghost run`, not by the library.
@@ -315,24 +355,6 @@ func parseRatio(v string, out *float64) bool {
 	}
 	*out = f
 	return true
-}
-
-// Explicit reports whether the variable name, or one of its aliases, is set
-// in environ ("NAME=value" entries): an explicit GHOST_CR_LOW/GHOST_CR_HIGH
-// wins over a thresholds file, a default does not.
-func Explicit(environ []string, name string) bool {
-	names := []string{name}
-	for _, v := range Vars {
-		if v.Name == name {
-			names = append(names, v.Aliases...)
-		}
-	}
-	for _, kv := range environ {
-		if k, _, ok := strings.Cut(kv, "="); ok && slices.Contains(names, k) {
-			return true
-		}
-	}
-	return false
 }
 
 // ParseBool accepts the usual spellings of a switch.

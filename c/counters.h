@@ -1,0 +1,145 @@
+/*
+ * Per-process counters for the metrics exporter and the adaptation trace.
+ *
+ * Every process of a node owns one ghost_counters_t in a node shared-memory
+ * block (counters.c) and is its only writer; the node's first ghost reads
+ * them all and exports the sums (internal/metrics). Counting is on the
+ * per-operation path, so it is two plain additions through a pointer that
+ * always points somewhere: at a process-local block until the shared one
+ * exists, and for good under GHOST_NG=0. Only under MPI_THREAD_MULTIPLE,
+ * where threads of one process share the block, do the additions become
+ * relaxed atomics. Nothing here calls MPI or Go.
+ *
+ * Every field is a 64-bit word, so a reader on another process copies a
+ * block word by word with relaxed loads and never sees a torn value.
+ * internal/metrics mirrors this layout; change both together.
+ */
+#ifndef GHOST_COUNTERS_H_INCLUDED
+#define GHOST_COUNTERS_H_INCLUDED
+
+#include <mpi.h>
+#include <stdint.h>
+
+/* RMA operations, as the metrics name them (op label). Request forms and
+ * large-count variants count as their plain operation. */
+enum {
+    GHOST_OP_PUT,
+    GHOST_OP_GET,
+    GHOST_OP_ACC,
+    GHOST_OP_GET_ACC,
+    GHOST_OP_FOP,
+    GHOST_OP_CAS,
+    GHOST_NOPS
+};
+
+/* Where an operation went (path label): to a ghost of the target's node,
+ * or straight to the target (redirection off, the GP other path, or a
+ * hardware bypass). */
+enum { GHOST_PATH_GHOST, GHOST_PATH_DIRECT, GHOST_NPATHS };
+
+/* Synchronization calls on redirected windows (type label). */
+enum {
+    GHOST_SYNC_LOCK,     /* MPI_Win_lock */
+    GHOST_SYNC_LOCK_ALL, /* MPI_Win_lock_all */
+    GHOST_SYNC_FENCE,    /* MPI_Win_fence */
+    GHOST_SYNC_START,    /* MPI_Win_start: a PSCW access epoch */
+    GHOST_SYNC_POST,     /* MPI_Win_post: a PSCW exposure epoch */
+    GHOST_SYNC_FLUSH,    /* every MPI_Win_flush variant */
+    GHOST_NSYNCS
+};
+
+/* Adaptation transitions (direction label). */
+enum { GHOST_TO_DIRECT, GHOST_TO_GHOST, GHOST_NDIRECTIONS };
+
+enum { GHOST_ROLE_NONE, GHOST_ROLE_USER, GHOST_ROLE_GHOST };
+
+typedef struct {
+    uint64_t role;        /* GHOST_ROLE_*: NONE for a block nobody owns */
+    uint64_t index;       /* node-local rank; for a ghost, its ghost index */
+    uint64_t start_ticks; /* TSC when the block was set up */
+    uint64_t end_ticks;   /* TSC at MPI_Finalize, 0 before */
+    uint64_t ops[GHOST_NOPS][GHOST_NPATHS];
+    uint64_t bytes[GHOST_NOPS][GHOST_NPATHS]; /* bytes of target memory accessed */
+    uint64_t syncs[GHOST_NSYNCS];
+    uint64_t transitions[GHOST_NDIRECTIONS];
+    /* Windows this process leads on its node (it is the window's lowest
+     * user there), so each window counts once per node. */
+    int64_t windows;
+    int64_t windows_redirected;
+    int64_t shm_bytes;    /* node shared memory this process contributed */
+    uint64_t mpi_calls;   /* timed MPI calls (profiling on) */
+    uint64_t mpi_ticks;   /* TSC ticks inside them */
+    /* Ghosts only: server loop passes, and its time not spent yielding or
+     * sleeping (busy) and spent so (idle). */
+    uint64_t polls;
+    uint64_t busy_ns;
+    uint64_t idle_ns;
+} __attribute__((aligned(64))) ghost_counters_t;
+
+/* This process's block: never NULL. */
+extern ghost_counters_t *ghost_counters_mine;
+/* Nonzero under MPI_THREAD_MULTIPLE: additions are atomic. */
+extern int ghost_counters_atomic;
+
+#define GHOST_COUNT_ADD(field, n)                                               \
+    do {                                                                        \
+        if (__builtin_expect(ghost_counters_atomic, 0))                         \
+            __atomic_add_fetch(&(field), (n), __ATOMIC_RELAXED);                \
+        else                                                                    \
+            (field) += (n);                                                     \
+    } while (0)
+
+/* Counts one operation of bytes to path. */
+static inline void ghost_count_op(int op, int path, uint64_t bytes)
+{
+    ghost_counters_t *c = ghost_counters_mine;
+    if (__builtin_expect(ghost_counters_atomic, 0)) {
+        __atomic_add_fetch(&c->ops[op][path], 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&c->bytes[op][path], bytes, __ATOMIC_RELAXED);
+    } else {
+        c->ops[op][path]++;
+        c->bytes[op][path] += bytes;
+    }
+}
+
+static inline void ghost_count_sync(int type) { GHOST_COUNT_ADD(ghost_counters_mine->syncs[type], 1); }
+
+/* Size in bytes of count elements of type. MPICH encodes the size of a
+ * builtin datatype in its handle (kind bits 01, size in bits 8-15), which
+ * spares a call on the per-operation path; derived types ask MPICH. */
+uint64_t ghost_type_bytes_derived(MPI_Count count, MPI_Datatype type);
+static inline uint64_t ghost_type_bytes(MPI_Count count, MPI_Datatype type)
+{
+    uint32_t h = (uint32_t)type;
+    if ((h >> 30) == 1)
+        return (uint64_t)count * ((h >> 8) & 0xff);
+    return ghost_type_bytes_derived(count, type);
+}
+
+/* The block of this process, for readers in this process (the adaptation
+ * trace reads ops[][] from it). Stable API: the fields above only grow. */
+ghost_counters_t *ghost_counters_self(void);
+
+/* Collective over node (every process of it, users and ghosts): allocates
+ * the node's block of nprocs counter blocks and points ghost_counters_mine
+ * at this process's, carrying over what was counted before. */
+int ghost_counters_setup(MPI_Comm node, int local_rank, int role, int index, int thread_multiple);
+/* Collective over node: points this process back at a private block (what
+ * it counts from here on is not exported) and frees the node block. */
+int ghost_counters_teardown(void);
+/* Reader side (the exporter): the number of blocks on this node, 0 before
+ * setup; copies block i word by word with relaxed loads. */
+int ghost_counters_count(void);
+int ghost_counters_read(int i, ghost_counters_t *out);
+/* Marks the end of this process's run (for the communication ratio). */
+void ghost_counters_finish(void);
+/* Adds this process's share of node shared memory (negative when freed). */
+void ghost_count_shm(int64_t bytes);
+
+/* Window life and adaptation (counters.c): register/unregister of a
+ * redirected window, and every change of its agreed state. */
+struct ghost_win;
+void ghost_count_window(const struct ghost_win *w, int delta);
+void ghost_win_set_redirect(struct ghost_win *w, int on);
+
+#endif

@@ -1,0 +1,223 @@
+package metrics
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// NodeRecord is one node's metrics read back from a textfile record.
+type NodeRecord struct {
+	Source string // the file it came from
+	Node   string
+	Ops    map[string][NPaths]float64 // by op: ghost, direct
+	Bytes  map[string][NPaths]float64
+	Syncs  map[string]float64 // by type
+	// Transitions by direction.
+	Transitions map[string]float64
+	MPISeconds  float64
+	CR          float64
+	HasCR       bool
+	Busy        map[string]float64 // busy ratio by ghost index
+	Users       float64
+}
+
+// ParseTextfile reads one record written by WriteTextfile (any text
+// exposition with Ghost's metrics will do). Records of several nodes in one
+// input come back one per node, sorted by node.
+func ParseTextfile(r io.Reader, source string) ([]NodeRecord, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", source, err)
+	}
+	nodes := map[string]*NodeRecord{}
+	node := func(m *dto.Metric) *NodeRecord {
+		name := label(m, "node")
+		if nodes[name] == nil {
+			nodes[name] = &NodeRecord{Source: source, Node: name, Ops: map[string][NPaths]float64{},
+				Bytes: map[string][NPaths]float64{}, Syncs: map[string]float64{},
+				Transitions: map[string]float64{}, Busy: map[string]float64{}}
+		}
+		return nodes[name]
+	}
+	for name, mf := range families {
+		for _, m := range mf.GetMetric() {
+			v := value(m)
+			switch name {
+			case "ghost_rma_operations_total", "ghost_rma_bytes_total":
+				n := node(m)
+				table := n.Ops
+				if name == "ghost_rma_bytes_total" {
+					table = n.Bytes
+				}
+				p := indexOf(Paths, label(m, "path"))
+				if p < 0 {
+					return nil, fmt.Errorf("%s: %s: unknown path %q", source, name, label(m, "path"))
+				}
+				row := table[label(m, "op")]
+				row[p] += v
+				table[label(m, "op")] = row
+			case "ghost_epochs_total":
+				node(m).Syncs[label(m, "type")] += v
+			case "ghost_adaptation_transitions_total":
+				node(m).Transitions[label(m, "direction")] += v
+			case "ghost_mpi_time_seconds_total":
+				node(m).MPISeconds = v
+			case "ghost_communication_ratio":
+				n := node(m)
+				n.CR, n.HasCR = v, true
+			case "ghost_busy_ratio":
+				node(m).Busy[label(m, "ghost")] = v
+			case "ghost_user_processes":
+				node(m).Users = v
+			}
+		}
+	}
+	if len(nodes) == 0 {
+		return nil, fmt.Errorf("%s: no Ghost metrics in it", source)
+	}
+	var out []NodeRecord
+	for _, n := range nodes {
+		out = append(out, *n)
+	}
+	sort.Slice(out, func(i, j int) bool { return lessNumeric(out[i].Node, out[j].Node) })
+	return out, nil
+}
+
+// ReadTextfiles parses every file of paths.
+func ReadTextfiles(paths []string) ([]NodeRecord, error) {
+	var all []NodeRecord
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		recs, err := ParseTextfile(f, p)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, recs...)
+	}
+	return all, nil
+}
+
+// WriteTable prints a per-node summary: operations and bytes by path,
+// synchronizations, adaptation transitions, time in MPI and CR, and the
+// ghosts' busy fraction; then the operations by op and path.
+func WriteTable(w io.Writer, recs []NodeRecord) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "node\tusers\tops ghost\tops direct\tbytes ghost\tbytes direct\tepochs\ton->off\toff->on\tMPI s\tCR\tghost busy\t")
+	for _, r := range recs {
+		var ops, bytes [NPaths]float64
+		for _, row := range r.Ops {
+			ops[0] += row[0]
+			ops[1] += row[1]
+		}
+		for _, row := range r.Bytes {
+			bytes[0] += row[0]
+			bytes[1] += row[1]
+		}
+		var syncs float64
+		for _, v := range r.Syncs {
+			syncs += v
+		}
+		cr := "-"
+		if r.HasCR {
+			cr = fmt.Sprintf("%.2f", r.CR)
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.3f\t%s\t%s\t\n", r.Node, r.Users, ops[0], ops[1],
+			humanBytes(bytes[0]), humanBytes(bytes[1]), syncs, r.Transitions["on_to_off"], r.Transitions["off_to_on"],
+			r.MPISeconds, cr, busyList(r.Busy))
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "node\top\tghost\tdirect\tbytes ghost\tbytes direct\t")
+	for _, r := range recs {
+		for _, op := range Ops {
+			row, brow := r.Ops[op], r.Bytes[op]
+			if row[0]+row[1] == 0 {
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%s\t%s\t\n", r.Node, op, row[0], row[1], humanBytes(brow[0]), humanBytes(brow[1]))
+		}
+	}
+	return tw.Flush()
+}
+
+func label(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
+
+func value(m *dto.Metric) float64 {
+	switch {
+	case m.Counter != nil:
+		return m.GetCounter().GetValue()
+	case m.Gauge != nil:
+		return m.GetGauge().GetValue()
+	case m.Untyped != nil:
+		return m.GetUntyped().GetValue()
+	}
+	return 0
+}
+
+func indexOf(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// lessNumeric orders node labels as numbers when both are.
+func lessNumeric(a, b string) bool {
+	x, errA := strconv.Atoi(a)
+	y, errB := strconv.Atoi(b)
+	if errA == nil && errB == nil {
+		return x < y
+	}
+	return a < b
+}
+
+func busyList(busy map[string]float64) string {
+	if len(busy) == 0 {
+		return "-"
+	}
+	keys := make([]string, 0, len(busy))
+	for k := range busy {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return lessNumeric(keys[i], keys[j]) })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%.0f%%", 100*busy[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+func humanBytes(b float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for b >= 1024 && i < len(units)-1 {
+		b /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%.0f B", b)
+	}
+	return fmt.Sprintf("%.1f %s", b, units[i])
+}
