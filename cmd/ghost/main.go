@@ -11,6 +11,8 @@ const usage = `usage: ghost <command> [arguments]
 
 Commands:
   run        start an MPI program with ghost processes (ghost run --help)
+  doctor     check the MPI library, asynchronous progress, node layout,
+             RDMA devices and GHOST_* settings (ghost doctor --help)
   calibrate  measure this machine's CR thresholds for GHOST_THRESHOLDS
              (ghost calibrate --help)
   report     print and plot the timeline of a GHOST_TRACE file (ghost report --help)
@@ -26,6 +28,8 @@ func main() {
 	switch os.Args[1] {
 	case "run":
 		os.Exit(runCommand(os.Args[2:], os.Stdout, os.Stderr))
+	case "doctor":
+		os.Exit(doctorCommand(os.Args[2:], os.Stdout, os.Stderr))
 	case "calibrate":
 		os.Exit(calibrateCommand(os.Args[2:], os.Stdout, os.Stderr))
 	case "report":
