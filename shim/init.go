@@ -88,6 +88,8 @@ func ghostAfterInit(provided C.int) C.int {
 		C.PMPI_Barrier(world)
 		select {} // unreachable: the abort ends this process
 	}
+	cfg = applyThresholds(cfg, world, layout)
+	self.cfg = cfg
 
 	if cfg.NG == 0 {
 		setupProfiling(cfg)

@@ -7,6 +7,7 @@ package config
 import (
 	"fmt"
 	"net"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -96,6 +97,9 @@ type Config struct {
 	PredictInterval time.Duration
 	// CRLow and CRHigh bound the communication-ratio hysteresis.
 	CRLow, CRHigh float64
+	// Thresholds is the calibration file that chooses CRLow and CRHigh
+	// for the deployment (GHOST_THRESHOLDS); empty: none.
+	Thresholds string
 	// GSyncInterval is how often the ghosts exchange the users' votes for
 	// ghost-offloaded PUT/GET switching; 0 turns that strategy off.
 	GSyncInterval time.Duration
@@ -207,13 +211,21 @@ var Vars = []Var{
 	},
 	{
 		Name: "GHOST_CR_LOW", Accepted: "a number from 0 to 1, below GHOST_CR_HIGH", Default: "0.3",
-		Doc: "Under GHOST_ASYNC=auto, a process whose CR falls below this votes for redirection (its targets compute).",
+		Doc: "Under GHOST_ASYNC=auto, a process whose CR falls below this votes for redirection (its targets compute). Wins over GHOST_THRESHOLDS.",
 		set: func(c *Config, v string) bool { return parseRatio(v, &c.CRLow) },
 	},
 	{
 		Name: "GHOST_CR_HIGH", Accepted: "a number from 0 to 1, above GHOST_CR_LOW", Default: "0.6",
-		Doc: "Under GHOST_ASYNC=auto, a process whose CR rises above this votes against redirection (communication dominates). Between the two thresholds it keeps its vote.",
+		Doc: "Under GHOST_ASYNC=auto, a process whose CR rises above this votes against redirection (communication dominates). Between the two thresholds it keeps its vote. Wins over GHOST_THRESHOLDS.",
 		set: func(c *Config, v string) bool { return parseRatio(v, &c.CRHigh) },
+	},
+	{
+		Name: "GHOST_THRESHOLDS", Accepted: "a path to a thresholds file written by ghost calibrate", Default: "unset (GHOST_CR_LOW and GHOST_CR_HIGH)",
+		Doc: "Under GHOST_ASYNC=auto, take GHOST_CR_LOW and GHOST_CR_HIGH from this calibration file, for the calibrated deployment nearest to the job's user count and GHOST_NG (docs/calibrate.md). A variable set explicitly wins over the file. A missing or malformed file is a warning, printed once per job, and the defaults apply.",
+		set: func(c *Config, v string) bool {
+			c.Thresholds = strings.TrimSpace(v)
+			return c.Thresholds != ""
+		},
 	},
 	{
 		Name: "GHOST_LOAD", Accepted: "static, random, op or byte", Default: "static",
@@ -355,6 +367,24 @@ func parseRatio(v string, out *float64) bool {
 	}
 	*out = f
 	return true
+}
+
+// Explicit reports whether the variable name, or one of its aliases, is set
+// in environ ("NAME=value" entries): an explicit GHOST_CR_LOW/GHOST_CR_HIGH
+// wins over a thresholds file, a default does not.
+func Explicit(environ []string, name string) bool {
+	names := []string{name}
+	for _, v := range Vars {
+		if v.Name == name {
+			names = append(names, v.Aliases...)
+		}
+	}
+	for _, kv := range environ {
+		if k, _, ok := strings.Cut(kv, "="); ok && slices.Contains(names, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // ParseBool accepts the usual spellings of a switch.
