@@ -46,11 +46,11 @@ communication load, and bisects the load until both cost the same within
   -g LIST            ghosts per node, comma-separated (default 1,2; --quick: 1)
   --hosts LIST       fake nodes, as for ghost run (host:slots,...)
   --quick            7 patterns covering every op, datatype and blocking
-                     (all-to-all only), 4 bisection steps, 0.25 s probes:
-                     about 2 minutes on 2 cores
+                     (all-to-all only), 4 bisection steps, 0.4 s probes:
+                     about 1.5 minutes on 2 cores
   -o FILE            the thresholds file to write (default thresholds.json)
   --steps K          bisection steps per pattern (default 5; --quick: 4)
-  --probe-seconds S  measuring time of one probe (default 0.5; --quick: 0.25)
+  --probe-seconds S  measuring time of one probe (default 0.5; --quick: 0.4)
 `
 
 // Sweep parameters (docs/calibrate.md explains them).
@@ -108,7 +108,7 @@ func parseCalibrateArgs(args []string, stderr io.Writer) (calibrateOptions, erro
 	}
 	defUsers, defGhosts, defSteps, defSeconds := "2,4", "1,2", 5, 0.5
 	if o.quick {
-		defUsers, defGhosts, defSteps, defSeconds = "2,3", "1", 4, 0.25
+		defUsers, defGhosts, defSteps, defSeconds = "2,3", "1", 4, 0.4
 	}
 	var err error
 	if o.users, err = parseCounts("-n", orDefault(*users, defUsers), 2, 1<<20); err != nil {

@@ -20,7 +20,7 @@ func TestParseCalibrateArgs(t *testing.T) {
 	}{
 		{name: "defaults", want: calibrateOptions{users: []int{2, 4}, ghosts: []int{1, 2}, output: "thresholds.json", steps: 5, probeSeconds: 0.5}},
 		{name: "quick", args: []string{"--quick"},
-			want: calibrateOptions{users: []int{2, 3}, ghosts: []int{1}, quick: true, output: "thresholds.json", steps: 4, probeSeconds: 0.25}},
+			want: calibrateOptions{users: []int{2, 3}, ghosts: []int{1}, quick: true, output: "thresholds.json", steps: 4, probeSeconds: 0.4}},
 		{name: "quick with overrides", args: []string{"--quick", "-n", "3", "-g", "2", "--steps", "0", "--probe-seconds", "1", "-o", "x.json"},
 			want: calibrateOptions{users: []int{3}, ghosts: []int{2}, quick: true, output: "x.json", steps: 0, probeSeconds: 1}},
 		{name: "hosts", args: []string{"--hosts", "a:3,b:3", "-n", "4", "-g", "1"},
