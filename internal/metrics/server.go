@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -62,27 +63,17 @@ func Listen(addr string, tries int) (net.Listener, error) {
 // withPprof the runtime profiles under /debug/pprof/. Everything else is
 // 404; methods other than GET and HEAD get 405 and bodies over 1 KiB 413.
 func Handler(g prometheus.Gatherer, withPprof bool) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{
+	scrape := promhttp.HandlerFor(g, promhttp.HandlerOpts{
 		ErrorHandling:       promhttp.ContinueOnError,
 		MaxRequestsInFlight: 4,
 		Timeout:             10 * time.Second,
-	}))
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, landingPage)
 	})
-	if withPprof {
-		mux.HandleFunc("/debug/pprof/", pprof.Index)
-		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	}
+	profiles := http.NewServeMux()
+	profiles.HandleFunc("/debug/pprof/", pprof.Index)
+	profiles.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	profiles.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	profiles.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	profiles.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -94,7 +85,19 @@ func Handler(g prometheus.Gatherer, withPprof bool) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
-		mux.ServeHTTP(w, r)
+		// Exact paths only: no redirects for unclean ones, nothing else
+		// served.
+		switch p := r.URL.Path; {
+		case p == "/metrics":
+			scrape.ServeHTTP(w, r)
+		case p == "/":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, landingPage)
+		case withPprof && strings.HasPrefix(p, "/debug/pprof/") && !strings.Contains(p, ".."):
+			profiles.ServeHTTP(w, r)
+		default:
+			http.NotFound(w, r)
+		}
 	})
 }
 
