@@ -6,9 +6,11 @@
 
 GO      ?= go
 BUILD   := build
-# Packages the build and the tests need (Debian names): MPICH, and the real
-# applications that `make test` runs a subset of (docs/apps.md).
-DEB_PKGS := mpich libmpich-dev gfortran pkg-config nwchem-mpich libarmci-mpi-dev libcoarrays-mpich-dev
+# Packages the build and the tests need (Debian names): MPICH, the real
+# applications that `make test` runs a subset of (docs/apps.md), and the
+# Prometheus server the metrics integration test scrapes with
+# (test/metrics_test.go).
+DEB_PKGS := mpich libmpich-dev gfortran pkg-config nwchem-mpich libarmci-mpi-dev libcoarrays-mpich-dev prometheus
 GO_TEST_FLAGS ?= -count=1 -timeout 20m
 
 export CGO_ENABLED := 1
