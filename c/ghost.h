@@ -53,6 +53,9 @@ double ghost_tsc_hz(void);
  * computation has outlasted. */
 extern uint64_t ghost_predict_ticks;
 int ghost_prof_vote(void);
+/* Ends the current prediction interval now (at finalize, so that the last
+ * partial interval reaches the predictor and the trace). */
+void ghost_prof_flush(void);
 /* Nonzero under GHOST_ASYNC=auto: windows agree on the votes at fences,
  * allocation and MPI_Win_set_info(symmetric=true). */
 extern int ghost_async_auto;

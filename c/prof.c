@@ -28,6 +28,7 @@ static __thread struct {
     uint64_t mpi_ticks;
     uint64_t interval_start;
     uint64_t interval_mpi;
+    int depth; /* wrapped calls in progress: Ghost's own calls nest */
 } prof;
 
 uint64_t ghost_now_ns(void)
@@ -59,17 +60,30 @@ static void close_interval(uint64_t now)
     prof.interval_mpi = 0;
 }
 
-uint64_t ghost_prof_enter(void) { return __rdtsc(); }
+/* Only the outermost wrapped call is timed: Ghost's control plane calls
+ * MPI through the same wrappers (it defines the PMPI_ names), and counting
+ * those again would count one stretch of time twice. */
+uint64_t ghost_prof_enter(void)
+{
+    prof.depth++;
+    return __rdtsc();
+}
 
 void ghost_prof_exit(uint64_t t0)
 {
+    if (--prof.depth > 0)
+        return;
     uint64_t now = __rdtsc();
     prof.calls++;
     prof.mpi_ticks += now - t0;
     /* The process-wide totals the metrics export (counters.h). */
     GHOST_COUNT_ADD(ghost_counters_mine->mpi_calls, 1);
     GHOST_COUNT_ADD(ghost_counters_mine->mpi_ticks, now - t0);
-    prof.interval_mpi += now - t0;
+    /* A call can outlive the interval it began in (ghost_prof_vote closes
+     * intervals from inside fences): only its part since the interval's
+     * start belongs to this interval, which keeps CR <= 1. */
+    uint64_t since_start = now - prof.interval_start;
+    prof.interval_mpi += now - t0 < since_start ? now - t0 : since_start;
     if (ghost_predict_ticks && now - prof.interval_start >= ghost_predict_ticks)
         close_interval(now);
 }
@@ -81,6 +95,12 @@ int ghost_prof_vote(void)
     if (ghost_predict_ticks && prof.interval_start && now - prof.interval_start >= ghost_predict_ticks)
         close_interval(now);
     return __atomic_load_n(&ghost_vote, __ATOMIC_RELAXED);
+}
+
+void ghost_prof_flush(void)
+{
+    if (ghost_predict_ticks && prof.interval_start)
+        close_interval(__rdtsc());
 }
 
 void ghost_prof_read(ghost_prof_counters_t *out)

@@ -91,6 +91,23 @@ void ghost_win_unregister(ghost_win_t *w)
     pthread_mutex_unlock(&table_lock);
 }
 
+int ghost_win_states(int64_t *ids, int *states, int max)
+{
+    int n = 0;
+    pthread_mutex_lock(&table_lock);
+    for (int i = 0; table_initialized && i < TABLE_SLOTS && n < max; i++) {
+        MPI_Win h = table[i].handle;
+        if (h == MPI_WIN_NULL || h == TOMBSTONE)
+            continue;
+        const ghost_win_t *w = table[i].w;
+        ids[n] = w->id;
+        states[n] = w->plain ? GHOST_STATE_PLAIN : __atomic_load_n(&w->redirect, __ATOMIC_RELAXED);
+        n++;
+    }
+    pthread_mutex_unlock(&table_lock);
+    return n;
+}
+
 ghost_win_t *ghost_win_new(int nusers, int nlwin)
 {
     ghost_win_t *w = calloc(1, sizeof *w);

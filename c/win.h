@@ -136,6 +136,11 @@ void ghost_win_delete(ghost_win_t *w);
 int ghost_win_register(ghost_win_t *w);
 void ghost_win_unregister(ghost_win_t *w);
 ghost_win_t *ghost_win_find(MPI_Win handle);
+/* The windows alive in this process, for the trace: their ids and states
+ * (1 redirected, 0 direct, GHOST_STATE_PLAIN for async_config=off
+ * windows). Returns how many were written, at most max. */
+enum { GHOST_STATE_PLAIN = 2 };
+int ghost_win_states(int64_t *ids, int *states, int max);
 
 /* The redirected window behind handle, or NULL for any window whose
  * operations go straight to MPICH (not Ghost's, or async_config=off). */

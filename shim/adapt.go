@@ -48,16 +48,24 @@ func applyThresholds(cfg config.Config, world C.MPI_Comm, layout *redirect.Layou
 
 // setupProfiling turns the wrappers' timers on when asked for, and for
 // GHOST_ASYNC=auto sets the prediction interval in TSC ticks.
+//
+// A trace (GHOST_TRACE) needs the intervals too: its records hold the
+// predictor's votes, which decide only under auto.
 func setupProfiling(cfg config.Config) {
 	auto := cfg.Async == config.AsyncAuto
-	C.ghost_prof_enabled = boolInt(cfg.Profile || auto)
+	intervals := auto || cfg.Trace != ""
+	C.ghost_prof_enabled = boolInt(cfg.Profile || intervals)
 	C.ghost_async_auto = boolInt(auto)
-	if !auto {
+	if !intervals {
 		return
 	}
 	predictor = adapt.NewPredictor(adapt.Thresholds{Low: cfg.CRLow, High: cfg.CRHigh})
-	C.ghost_predict_ticks = C.uint64_t(cfg.PredictInterval.Seconds() * float64(C.ghost_tsc_hz()))
-	C.ghost_gp_enabled = boolInt(cfg.GSyncInterval > 0)
+	tscHz := float64(C.ghost_tsc_hz())
+	C.ghost_predict_ticks = C.uint64_t(cfg.PredictInterval.Seconds() * tscHz)
+	C.ghost_gp_enabled = boolInt(auto && cfg.GSyncInterval > 0)
+	if cfg.Trace != "" {
+		openTrace(cfg.Trace, self.userRank(), tscHz)
+	}
 }
 
 // ghostPredict is called by the C timers once per prediction interval.
@@ -65,8 +73,9 @@ func setupProfiling(cfg config.Config) {
 //export ghostPredict
 func ghostPredict(mpiTicks, totalTicks C.uint64_t) C.int {
 	on := predictor.Observe(uint64(mpiTicks), uint64(totalTicks))
+	trace.record(uint64(mpiTicks), uint64(totalTicks), predictor.LastCR(), on)
 	self.log.debugf("user rank %d: CR %.3f over the last interval, votes redirection %s",
-		self.layout.UserRank[self.worldRank], predictor.LastCR(), onOff(on))
+		self.userRank(), predictor.LastCR(), onOff(on))
 	return boolInt(on)
 }
 

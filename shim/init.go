@@ -67,6 +67,14 @@ func ghostAfterInit(provided C.int) C.int {
 	}
 	self.layout = layout
 
+	// Rank 0 starts the trace file before the agreement below, which every
+	// rank passes before it records anything.
+	if cfg.Trace != "" && self.worldRank == 0 {
+		if err := createTrace(cfg.Trace); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+
 	// Agree that the configuration is valid everywhere. The lowest rank that
 	// found a problem reports it and aborts the job; the others wait to be
 	// taken down with it, so exactly one message is printed.
@@ -151,11 +159,12 @@ func ghostAfterInit(provided C.int) C.int {
 //
 //export ghostBeforeFinalize
 func ghostBeforeFinalize() {
+	trace.close()
 	if self.cfg.Profile {
 		var pc C.ghost_prof_counters_t
 		C.ghost_prof_read(&pc)
 		self.log.infof("user rank %d: %d MPI calls on the main thread, %.3f s inside MPI",
-			self.layout.UserRank[self.worldRank], uint64(pc.calls), float64(pc.mpi_ticks)/float64(C.ghost_tsc_hz()))
+			self.userRank(), uint64(pc.calls), float64(pc.mpi_ticks)/float64(C.ghost_tsc_hz()))
 	}
 	if !self.split {
 		return
@@ -170,6 +179,14 @@ func ghostBeforeFinalize() {
 	C.ghost_gp_teardown()
 	freeCreationLock()
 	C.ghost_counters_teardown()
+}
+
+// userRank is this process's rank in the application's MPI_COMM_WORLD.
+func (j *job) userRank() int {
+	if j.layout == nil {
+		return j.worldRank
+	}
+	return j.layout.UserRank[j.worldRank]
 }
 
 func boolInt(b bool) C.int {

@@ -3,7 +3,8 @@
  * for the same time. Each phase ends with a fence, where the window agrees
  * on the ranks' votes. Every rank then reads the window's state back, the
  * ranks check that they agree, and rank 0 prints one line per phase:
- * "phase P KIND -> on|off". The accumulated totals are checked exactly.
+ * "phase P KIND -> on|off". Every rank prints "rank R issued N operations"
+ * at the end. The accumulated totals are checked exactly.
  * Usage: phases [phases] [phase_ms] */
 #include "check.h"
 #include <stdlib.h>
@@ -64,6 +65,7 @@ int main(int argc, char **argv)
     }
     long total = 0;
     MPI_Allreduce(&sent, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    printf("rank %d issued %ld operations\n", rank, sent * size);
     MPI_Win_fence(0, win);
     CHECK(*mem == total, "accumulated %ld, sent %ld", *mem, total);
     MPI_Win_free(&win);
