@@ -8,6 +8,7 @@ package main
 import "C"
 
 import (
+	"runtime"
 	"time"
 
 	"github.com/ghost-mpi/ghost/internal/config"
@@ -24,7 +25,7 @@ func serve(ghosts C.MPI_Comm) {
 	l := self.layout
 	node := l.Nodes[l.NodeOf[self.worldRank]]
 	users := len(node.Users)
-	policy := wait.New(self.cfg.Wait)
+	policy := wait.New(self.cfg.Wait, oversubscribed(len(node.Users)+len(node.Ghosts)))
 	cpu0 := C.ghost_cpu_ns()
 	commands, finalized, polls, wakes, exchanges := 0, 0, 0, 0, 0
 	// The node's first ghost runs the GP exchange under GHOST_ASYNC=auto.
@@ -111,3 +112,9 @@ func serve(ghosts C.MPI_Comm) {
 	C.ghost_real_finalize()
 	C.exit(0)
 }
+
+// oversubscribed says whether a node's processes outnumber the cores this
+// process may run on (runtime.NumCPU counts the affinity mask). Fake nodes
+// of one host each count only their own processes, which underestimates
+// the load there; the hosts of real nodes are not shared.
+func oversubscribed(processes int) bool { return processes > runtime.NumCPU() }

@@ -40,15 +40,36 @@ const (
 	MaxSleep   = time.Millisecond
 )
 
+// On an oversubscribed node (more processes than cores) every poll a ghost
+// spins is taken from a user that computes, and a yield does not give the
+// core back to a user that is runnable elsewhere. There the adaptive policy
+// spins only long enough for the operation that rang the doorbell to land
+// (origins ring before they issue), then sleeps on the doorbell at the
+// ceiling at once: local origins wake it, and the ceiling still bounds the
+// latency of origins on other nodes.
+const (
+	OversubscribedSpinPolls  = 64
+	OversubscribedYieldPolls = 0
+)
+
 // Policy tracks idleness since the last piece of work.
 type Policy struct {
-	mode  config.WaitMode
-	idle  int           // polls without work
-	sleep time.Duration // current back-off
+	mode           config.WaitMode
+	oversubscribed bool
+	spin, yield    int           // polls of each kind after work
+	idle           int           // polls without work
+	sleep          time.Duration // current back-off
 }
 
-// New returns a policy for mode.
-func New(mode config.WaitMode) *Policy { return &Policy{mode: mode} }
+// New returns a policy for mode on a node whose processes fit its cores
+// (oversubscribed false) or do not.
+func New(mode config.WaitMode, oversubscribed bool) *Policy {
+	p := &Policy{mode: mode, oversubscribed: oversubscribed, spin: SpinPolls, yield: YieldPolls}
+	if oversubscribed {
+		p.spin, p.yield = OversubscribedSpinPolls, OversubscribedYieldPolls
+	}
+	return p
+}
 
 // Worked records that the last poll found work.
 func (p *Policy) Worked() {
@@ -66,14 +87,17 @@ func (p *Policy) Idle() Action {
 		return Action{Kind: Yield}
 	}
 	switch {
-	case p.idle <= SpinPolls:
+	case p.idle <= p.spin:
 		return Action{Kind: Spin}
-	case p.idle <= SpinPolls+YieldPolls:
+	case p.idle <= p.spin+p.yield:
 		return Action{Kind: Yield}
 	}
-	if p.sleep == 0 {
+	switch {
+	case p.oversubscribed:
+		p.sleep = MaxSleep
+	case p.sleep == 0:
 		p.sleep = MinSleep
-	} else {
+	default:
 		p.sleep = min(2*p.sleep, MaxSleep)
 	}
 	return Action{Kind: Sleep, Sleep: p.sleep}

@@ -23,25 +23,31 @@ func TestPolicy(t *testing.T) {
 	tests := []struct {
 		name      string
 		mode      config.WaitMode
+		over      bool // oversubscribed node
 		polls     int
 		wantKinds map[Kind]int
 		wantLast  Action
 	}{
-		{"spin never rests", config.WaitSpin, 10000, map[Kind]int{Spin: 10000}, Action{Kind: Spin}},
-		{"yield always yields", config.WaitYield, 10, map[Kind]int{Yield: 10}, Action{Kind: Yield}},
-		{"adaptive spins first", config.WaitAdaptive, SpinPolls, map[Kind]int{Spin: SpinPolls}, Action{Kind: Spin}},
-		{"adaptive then yields", config.WaitAdaptive, SpinPolls + YieldPolls,
+		{"spin never rests", config.WaitSpin, false, 10000, map[Kind]int{Spin: 10000}, Action{Kind: Spin}},
+		{"yield always yields", config.WaitYield, false, 10, map[Kind]int{Yield: 10}, Action{Kind: Yield}},
+		{"adaptive spins first", config.WaitAdaptive, false, SpinPolls, map[Kind]int{Spin: SpinPolls}, Action{Kind: Spin}},
+		{"adaptive then yields", config.WaitAdaptive, false, SpinPolls + YieldPolls,
 			map[Kind]int{Spin: SpinPolls, Yield: YieldPolls}, Action{Kind: Yield}},
-		{"adaptive then sleeps", config.WaitAdaptive, SpinPolls + YieldPolls + 1,
+		{"adaptive then sleeps", config.WaitAdaptive, false, SpinPolls + YieldPolls + 1,
 			map[Kind]int{Spin: SpinPolls, Yield: YieldPolls, Sleep: 1}, Action{Kind: Sleep, Sleep: MinSleep}},
-		{"back-off doubles", config.WaitAdaptive, SpinPolls + YieldPolls + 3,
+		{"back-off doubles", config.WaitAdaptive, false, SpinPolls + YieldPolls + 3,
 			map[Kind]int{Spin: SpinPolls, Yield: YieldPolls, Sleep: 3}, Action{Kind: Sleep, Sleep: 4 * MinSleep}},
-		{"back-off is capped", config.WaitAdaptive, SpinPolls + YieldPolls + 100,
+		{"back-off is capped", config.WaitAdaptive, false, SpinPolls + YieldPolls + 100,
 			map[Kind]int{Spin: SpinPolls, Yield: YieldPolls, Sleep: 100}, Action{Kind: Sleep, Sleep: MaxSleep}},
+		{"spin ignores oversubscription", config.WaitSpin, true, 10000, map[Kind]int{Spin: 10000}, Action{Kind: Spin}},
+		{"oversubscribed: short spin", config.WaitAdaptive, true, OversubscribedSpinPolls,
+			map[Kind]int{Spin: OversubscribedSpinPolls}, Action{Kind: Spin}},
+		{"oversubscribed: then sleeps at the ceiling", config.WaitAdaptive, true, OversubscribedSpinPolls + OversubscribedYieldPolls + 1,
+			map[Kind]int{Spin: OversubscribedSpinPolls, Yield: OversubscribedYieldPolls, Sleep: 1}, Action{Kind: Sleep, Sleep: MaxSleep}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			kinds, last := count(New(tt.mode), tt.polls)
+			kinds, last := count(New(tt.mode, tt.over), tt.polls)
 			for k, n := range tt.wantKinds {
 				if kinds[k] != n {
 					t.Errorf("kind %d seen %d times, want %d", k, kinds[k], n)
@@ -55,7 +61,7 @@ func TestPolicy(t *testing.T) {
 }
 
 func TestWorkedResets(t *testing.T) {
-	p := New(config.WaitAdaptive)
+	p := New(config.WaitAdaptive, false)
 	count(p, SpinPolls+YieldPolls+50)
 	p.Worked()
 	if a := p.Idle(); a.Kind != Spin {
