@@ -203,6 +203,7 @@ var suites = []Suite{
 				Match: func(m string) bool { return m == totalMetric }},
 		},
 	},
+	countingSuite(),
 }
 
 // findSuites resolves a comma-separated list of suite names; "all" selects
