@@ -15,7 +15,11 @@ int ghost_total_ghosts = 0;
 
 static int is_split(void) { return ghost_user_world != MPI_COMM_WORLD; }
 
-/* libmpich is a dependency of libghost.so, so it is mapped before this runs. */
+/* libghost.so links no MPI library (its DT_NEEDED names only libc): it is
+ * preloaded into programs linked with MPICH, whose libmpi the loader maps
+ * with the program before running any constructor of a preloaded object
+ * that needs it, so RTLD_NEXT finds MPICH's symbols here. A program without
+ * MPICH gets the clear error of require_mpich at MPI_Init. */
 __attribute__((constructor)) static void resolve_mpich(void) { ghost_resolve_real(); }
 
 static void require_mpich(void)
