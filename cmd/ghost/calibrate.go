@@ -376,14 +376,21 @@ func sweep(d deployment, patterns []adapt.Pattern, tol float64, steps int, run j
 			break
 		}
 		fmt.Fprintf(progress, "n=%d g=%d: round %d, %d pattern(s)\n", d.users, d.ghosts, round, len(pending))
-		off, err := run(d, "off", specs)
-		if err != nil {
-			return nil, err
+		// Alternate which mode goes first, so that a machine whose other
+		// load drifts during a round does not favour one mode every time.
+		modes := []string{"off", "on"}
+		if round%2 == 0 {
+			modes[0], modes[1] = modes[1], modes[0]
 		}
-		on, err := run(d, "on", specs)
-		if err != nil {
-			return nil, err
+		results := map[string][]measurement{}
+		for _, mode := range modes {
+			ms, err := run(d, mode, specs)
+			if err != nil {
+				return nil, err
+			}
+			results[mode] = ms
 		}
+		on, off := results["on"], results["off"]
 		for i, s := range pending {
 			s.record(probe{Load: loads[i], On: on[i], Off: off[i]})
 		}

@@ -288,8 +288,10 @@ func TestSweep(t *testing.T) {
 		{Op: "fop", Datatype: "contig", Blocking: "per-batch", Target: "all-to-all"},
 	}
 	jobs := map[string]int{}
+	var order []string
 	run := func(d deployment, async string, probes []probeSpec) ([]measurement, error) {
 		jobs[async]++
+		order = append(order, async)
 		var out []measurement
 		for _, p := range probes {
 			out = append(out, machines[p.pattern.Op].measure(async, p.computeUS))
@@ -311,6 +313,9 @@ func TestSweep(t *testing.T) {
 	}
 	if jobs["on"] != jobs["off"] || jobs["on"] > 6 {
 		t.Errorf("jobs %v: want one per mode per round, at most steps+2 rounds", jobs)
+	}
+	if len(order) < 4 || strings.Join(order[:4], " ") != "off on on off" {
+		t.Errorf("job order %v: the first mode should alternate by round", order)
 	}
 	if !strings.Contains(progress.String(), "n=3 g=2: round 1, 2 pattern(s)") {
 		t.Errorf("progress %q", progress.String())
