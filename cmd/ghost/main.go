@@ -15,7 +15,8 @@ Commands:
              RDMA devices and GHOST_* settings (ghost doctor --help)
   calibrate  measure this machine's CR thresholds for GHOST_THRESHOLDS
              (ghost calibrate --help)
-  report     print and plot the timeline of a GHOST_TRACE file (ghost report --help)
+  report     print and plot the timeline of a GHOST_TRACE file (ghost report --help),
+             or summarize GHOST_METRICS_TEXTFILE records (ghost report DIR|FILE.prom...)
 
 Environment variables are documented in docs/reference.md.
 `
@@ -33,6 +34,9 @@ func main() {
 	case "calibrate":
 		os.Exit(calibrateCommand(os.Args[2:], os.Stdout, os.Stderr))
 	case "report":
+		if isMetricsReport(os.Args[2:]) {
+			os.Exit(reportMetricsCommand(os.Args[2:], os.Stdout, os.Stderr))
+		}
 		os.Exit(reportCommand(os.Args[2:], os.Stdout, os.Stderr))
 	case "-h", "--help", "help":
 		fmt.Print(usage)
