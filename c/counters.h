@@ -104,15 +104,22 @@ static inline void ghost_count_op(int op, int path, uint64_t bytes)
 
 static inline void ghost_count_sync(int type) { GHOST_COUNT_ADD(ghost_counters_mine->syncs[type], 1); }
 
-/* Size in bytes of count elements of type. MPICH encodes the size of a
- * builtin datatype in its handle (kind bits 01, size in bits 8-15), which
- * spares a call on the per-operation path; derived types ask MPICH. */
+/* Whether a datatype is one of MPICH's builtin handles: the predefined
+ * basic types, all contiguous. Derived types, and the predefined pair types
+ * with padding (MPI_FLOAT_INT, ...), which MPICH builds as derived types,
+ * have other handle kinds. One shift and compare instead of a call to
+ * MPI_Type_get_envelope (MPICH ABI: kind in bits 30-31, builtin = 1; a
+ * builtin handle also holds its size in bytes in bits 8-15). */
+#define GHOST_BUILTIN_TYPE(type) ((((unsigned)(type)) >> 30) == 1u)
+#define GHOST_BUILTIN_TYPE_SIZE(type) ((((unsigned)(type)) >> 8) & 0xffu)
+
+/* Size in bytes of count elements of type: builtin types from their handle,
+ * which spares a call on the per-operation path; derived types ask MPICH. */
 uint64_t ghost_type_bytes_derived(MPI_Count count, MPI_Datatype type);
 static inline uint64_t ghost_type_bytes(MPI_Count count, MPI_Datatype type)
 {
-    uint32_t h = (uint32_t)type;
-    if ((h >> 30) == 1)
-        return (uint64_t)count * ((h >> 8) & 0xff);
+    if (GHOST_BUILTIN_TYPE(type))
+        return (uint64_t)count * GHOST_BUILTIN_TYPE_SIZE(type);
     return ghost_type_bytes_derived(count, type);
 }
 

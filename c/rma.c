@@ -112,12 +112,6 @@ static inline int gp_other_path(ghost_win_t *w, const ghost_target_t *t)
 /* GHOST_HW_BYPASS, agreed job-wide at MPI_Init (shim/hw.go). */
 int ghost_hw_bypass = 0;
 
-/* Whether a datatype is one of MPICH's builtin handles: the predefined
- * basic types, all contiguous. Derived types, and the predefined pair types
- * with padding (MPI_FLOAT_INT, ...), which MPICH builds as derived types,
- * have other handle kinds. One shift and compare instead of a call to
- * MPI_Type_get_envelope (MPICH ABI: kind in bits 30-31, builtin = 1). */
-#define GHOST_BUILTIN_TYPE(type) ((((unsigned)(type)) >> 30) == 1u)
 
 /* Hardware bypass: a PUT/GET of predefined, contiguous datatypes on both
  * sides goes straight to the target, whose NIC completes it without the
