@@ -47,8 +47,6 @@ int ghost_counters_setup(MPI_Comm node, int local_rank, int role, int index, int
     mine->role = (uint64_t)role;
     mine->index = (uint64_t)index;
     mine->start_ticks = __rdtsc();
-    if (local_rank == 0) /* the block's owner */
-        mine->shm_bytes += (int64_t)n * (int64_t)sizeof(ghost_counters_t);
     ghost_counters_atomic = thread_multiple;
     node_blocks = blocks;
     __atomic_store_n(&node_nprocs, n, __ATOMIC_RELEASE);

@@ -3,6 +3,7 @@
  * and the primitives the ghost's wait policy uses to idle.
  */
 #include "doorbell.h"
+#include "counters.h"
 #include "ghost.h"
 
 #include <sched.h>
@@ -91,6 +92,8 @@ int ghost_node_block(MPI_Comm node, int local_rank, MPI_Aint bytes, MPI_Win *win
                                                  &mine, win);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (local_rank == 0) /* the block's owner: its node shared memory */
+        ghost_count_shm((int64_t)bytes);
     MPI_Aint size;
     int unit;
     return PMPI_Win_shared_query(*win, 0, &size, &unit, block);
