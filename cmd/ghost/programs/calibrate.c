@@ -130,26 +130,22 @@ static void issue(const probe_t *p, int target, MPI_Win win)
     }
 }
 
-/* iterate runs iters iterations from *next_target on and returns the time
- * spent in the batches. */
-static double iterate(const probe_t *p, long iters, const int *targets, int ntargets, int *next, MPI_Win win)
+/* iterate runs one iteration, continuing the round robin over the targets
+ * at *next, and returns the time spent in its batch. */
+static double iterate(const probe_t *p, const int *targets, int ntargets, int *next, MPI_Win win)
 {
-    double comm = 0;
-    for (long it = 0; it < iters; it++) {
-        spin_us(p->compute_us);
-        double t0 = now();
-        for (int i = 0; i < BATCH; i++) {
-            int t = targets[*next];
-            *next = (*next + 1) % ntargets;
-            issue(p, t, win);
-            if (p->per_op)
-                MPI_Win_flush(t, win);
-        }
-        if (!p->per_op)
-            MPI_Win_flush_all(win);
-        comm += now() - t0;
+    spin_us(p->compute_us);
+    double t0 = now();
+    for (int i = 0; i < BATCH; i++) {
+        int t = targets[*next];
+        *next = (*next + 1) % ntargets;
+        issue(p, t, win);
+        if (p->per_op)
+            MPI_Win_flush(t, win);
     }
-    return comm;
+    if (!p->per_op)
+        MPI_Win_flush_all(win);
+    return now() - t0;
 }
 
 int main(int argc, char **argv)
@@ -231,13 +227,13 @@ int main(int argc, char **argv)
          * one iteration of each other. */
         double t0 = now();
         for (long warm = 0; warm < WARMUP || now() - t0 < seconds / 10; warm++)
-            iterate(p, 1, targets, ntargets, &next, win);
+            iterate(p, targets, ntargets, &next, win);
         MPI_Barrier(MPI_COMM_WORLD);
         double mine[2] = {0, 0}, sum[2], slowest;
         long iters = 0;
         t0 = now();
         while (iters < WARMUP || now() - t0 < seconds) {
-            mine[0] += iterate(p, 1, targets, ntargets, &next, win);
+            mine[0] += iterate(p, targets, ntargets, &next, win);
             iters++;
         }
         mine[1] = now() - t0;
