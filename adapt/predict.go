@@ -72,14 +72,21 @@ func (p *Predictor) LastCR() float64 {
 }
 
 // Agree is the window-wide decision from onVotes votes for redirection out
-// of n: the majority, and on a tie the current state, so that an even split
-// never flips the window back and forth.
+// of n: redirection when at least half the ranks vote for it.
+//
+// A tie goes to redirection because the two mistakes are not alike. Ranks
+// that vote on compute outside MPI (or hold a vote they made while they
+// did), and every origin that needs one of them waits, without ghosts, until
+// that rank calls MPI again: a whole computation. Ranks that vote off
+// communicate, and redirection costs their operations one more hop. When
+// ranks of the same window compute out of step, the waiting origins land
+// between the thresholds and keep an off vote they made in a communication
+// phase, so a rule that kept the state on a tie would stay off exactly when
+// redirection pays most. current is kept for callers that may refine the
+// rule; the decision does not depend on it today.
 func Agree(onVotes, n int, current bool) bool {
-	switch {
-	case 2*onVotes > n:
-		return true
-	case 2*onVotes < n:
-		return false
+	if n == 0 {
+		return current
 	}
-	return current
+	return 2*onVotes >= n
 }

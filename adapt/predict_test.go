@@ -74,7 +74,9 @@ func TestAgree(t *testing.T) {
 		{3, 4, false, true},
 		{1, 4, true, false},
 		{2, 4, true, true},
-		{2, 4, false, false},
+		{2, 4, false, true}, // a tie redirects
+		{1, 3, true, false},
+		{2, 3, false, true},
 		{0, 1, true, false},
 		{1, 1, false, true},
 		{1, 2, true, true},

@@ -185,7 +185,7 @@ var suites = []Suite{
 		About: "The adaptive Casper paper's 8-phase pattern (COMP, COMP, COMM, COMM, twice), scaled to " +
 			"this machine: in COMP phases each rank computes 40 ms in chunks (1 ms on even ranks, 2 ms on " +
 			"odd ones, as ranks rarely compute in step) and accumulates into its neighbour between them; " +
-			"in COMM phases every rank accumulates into every rank in a tight loop; 8 fenced steps per " +
+			"in COMM phases every rank accumulates into every rank in a tight loop; 16 fenced steps per " +
 			"phase. Redirection fixed on or off, switched by the program before each phase (U), or " +
 			"chosen by Ghost from its profile (P, and GP with the ghosts' exchange, which steers only " +
 			"PUT/GET: the program issues accumulates).",

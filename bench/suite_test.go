@@ -113,7 +113,7 @@ func TestDerivedConfigs(t *testing.T) {
 		{"static-off", []string{"ghost", "run", "-n", "2", "-g", "1", "--", "prog"}, []string{"GHOST_ASYNC=off"}, []string{"static"}},
 		{"U", []string{"ghost", "run", "-n", "2", "-g", "1", "--", "prog"}, []string{"GHOST_ASYNC=on"}, []string{"user"}},
 		{"GP", []string{"ghost", "run", "-n", "2", "-g", "1", "--", "prog"},
-			[]string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=20ms", "GHOST_GSYNC_INT=20ms"}, []string{"static"}},
+			[]string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=10ms", "GHOST_GSYNC_INT=10ms"}, []string{"static"}},
 	}
 	for _, tt := range tests {
 		c, err := configByName(tt.name)

@@ -84,7 +84,7 @@ int main(int argc, char **argv)
     *mem = 0;
     MPI_Win_fence(0, win);
     static const int comm_phase[8] = {0, 0, 1, 1, 0, 0, 1, 1};
-    enum { STEPS = 8 };
+    enum { STEPS = 16 };
     /* COMP chunks: odd ranks compute twice as long per chunk, half as often. */
     int stretch = rank % 2 ? 2 : 1;
     long one = 1, sent = 0;
@@ -98,7 +98,7 @@ int main(int argc, char **argv)
         for (int step = 0; step < STEPS; step++) {
             MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
             if (comm) {
-                for (int i = 0; i < work * 100 / STEPS; i++) {
+                for (int i = 0; i < work * 100 / STEPS; i++) { /* rounded down */
                     for (int t = 0; t < size; t++)
                         MPI_Accumulate(&one, 1, MPI_LONG, t, 0, 1, MPI_LONG, MPI_SUM, win);
                     MPI_Win_flush_all(win);
@@ -106,7 +106,10 @@ int main(int argc, char **argv)
                 }
             } else {
                 int right = (rank + 1) % size;
-                for (int i = 0; i < work / STEPS / stretch; i++) {
+                /* This rank's work / stretch chunks, spread over the steps. */
+                int chunks = work / stretch;
+                int mine = (step + 1) * chunks / STEPS - step * chunks / STEPS;
+                for (int i = 0; i < mine; i++) {
                     spin_us(chunk_us * stretch);
                     MPI_Accumulate(&one, 1, MPI_LONG, right, 0, 1, MPI_LONG, MPI_SUM, win);
                     MPI_Win_flush(right, win);
