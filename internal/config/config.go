@@ -222,10 +222,7 @@ var Vars = []Var{
 	{
 		Name: "GHOST_THRESHOLDS", Accepted: "a path to a thresholds file written by ghost calibrate", Default: "unset (GHOST_CR_LOW and GHOST_CR_HIGH)",
 		Doc: "Under GHOST_ASYNC=auto, take GHOST_CR_LOW and GHOST_CR_HIGH from this calibration file, for the calibrated deployment nearest to the job's user count and GHOST_NG (docs/calibrate.md). A variable set explicitly wins over the file. A missing or malformed file is a warning, printed once per job, and the defaults apply.",
-		set: func(c *Config, v string) bool {
-			c.Thresholds = strings.TrimSpace(v)
-			return c.Thresholds != ""
-		},
+		set: func(c *Config, v string) bool { return parsePath(v, &c.Thresholds) },
 	},
 	{
 		Name: "GHOST_LOAD", Accepted: "static, random, op or byte", Default: "static",
@@ -293,10 +290,7 @@ var Vars = []Var{
 	{
 		Name: "GHOST_TRACE", Accepted: "a path to a file that can be created", Default: "unset (no trace)",
 		Doc: "Record every prediction interval of every rank as a JSON line in this file: the time, the rank, the interval's length, its time inside MPI and CR, the rank's prediction, the agreed state of every window, and the RMA operations that went through a ghost and straight to the target. Rank 0 truncates the file at MPI_Init. Timing is switched on for it, with GHOST_PREDICT_INT as the interval, whatever GHOST_ASYNC says. `ghost report FILE` prints and plots the timeline (docs/guide.md).",
-		set: func(c *Config, v string) bool {
-			c.Trace = strings.TrimSpace(v)
-			return c.Trace != ""
-		},
+		set: func(c *Config, v string) bool { return parsePath(v, &c.Trace) },
 	},
 	{
 		Name: "GHOST_METRICS_ADDR", Accepted: "host:port (port 0 to 65535), or off", Default: DefaultMetricsAddr,
@@ -321,10 +315,7 @@ var Vars = []Var{
 	{
 		Name: "GHOST_METRICS_TEXTFILE", Accepted: "an existing directory the job may create files in", Default: "unset (no record)",
 		Doc: "At finalize, the first ghost of each node writes the node's final metrics to ghost_node<N>.prom in this directory, in node_exporter's textfile format, atomically (a temporary file, then a rename). `ghost report DIR` summarizes them.",
-		set: func(c *Config, v string) bool {
-			c.MetricsTextfile = strings.TrimSpace(v)
-			return c.MetricsTextfile != ""
-		},
+		set: func(c *Config, v string) bool { return parsePath(v, &c.MetricsTextfile) },
 	},
 	{
 		Name: "GHOST_PPROF", Accepted: "0 or 1 (also off/on, false/true)", Default: "0",
@@ -343,6 +334,13 @@ var Vars = []Var{
 var LauncherVars = []Var{
 	{Name: "GHOST_LIB", Accepted: "a path to libghost.so", Doc: "The library `ghost run` preloads, instead of the one beside the ghost binary."},
 	{Name: "GHOST_MPIEXEC", Accepted: "a path to a hydra mpiexec", Default: "mpiexec.hydra, then mpiexec.mpich, then mpiexec", Doc: "The mpiexec `ghost run` uses."},
+}
+
+// parsePath reads a file or directory name; empty is rejected. Whether it
+// exists is for its user to check, where it can say what it tried.
+func parsePath(v string, out *string) bool {
+	*out = strings.TrimSpace(v)
+	return *out != ""
 }
 
 // parseDuration reads a Go duration ("250ms", "2s"); "0" is accepted when
