@@ -64,6 +64,9 @@ func (p *Predictor) Observe(mpi, total uint64) bool {
 	return p.on
 }
 
+// Thresholds are the predictor's CR boundaries.
+func (p *Predictor) Thresholds() Thresholds { return p.limits }
+
 // LastCR is the communication ratio of the latest interval.
 func (p *Predictor) LastCR() float64 {
 	p.mu.Lock()
@@ -72,21 +75,26 @@ func (p *Predictor) LastCR() float64 {
 }
 
 // Agree is the window-wide decision from onVotes votes for redirection out
-// of n: redirection when at least half the ranks vote for it.
+// of n ranks whose latest intervals had a mean communication ratio meanCR:
+// the majority, and on a tie the mean CR against the middle of the
+// hysteresis band t.
 //
-// A tie goes to redirection because the two mistakes are not alike. Ranks
-// that vote on compute outside MPI (or hold a vote they made while they
-// did), and every origin that needs one of them waits, without ghosts, until
-// that rank calls MPI again: a whole computation. Ranks that vote off
-// communicate, and redirection costs their operations one more hop. When
-// ranks of the same window compute out of step, the waiting origins land
-// between the thresholds and keep an off vote they made in a communication
-// phase, so a rule that kept the state on a tie would stay off exactly when
-// redirection pays most. current is kept for callers that may refine the
-// rule; the decision does not depend on it today.
-func Agree(onVotes, n int, current bool) bool {
-	if n == 0 {
-		return current
+// A tie is common where it matters. When ranks of a window compute out of
+// step with redirection off, the ranks that wait for a busy neighbour land
+// between the thresholds and keep the off vote of the last communication
+// phase, while the busy ones vote on; their mean CR sits low in the band.
+// At the first fence of a communication phase that runs redirected, a
+// rank that got there quickly still votes on from the computation before,
+// while the one slowed down votes off; their mean CR sits high. Keeping the
+// current state on a tie would be wrong both times.
+func Agree(onVotes, n int, meanCR float64, t Thresholds) bool {
+	switch {
+	case n == 0:
+		return true
+	case 2*onVotes > n:
+		return true
+	case 2*onVotes < n:
+		return false
 	}
-	return 2*onVotes >= n
+	return meanCR < (t.Low+t.High)/2
 }

@@ -66,25 +66,26 @@ func TestPredictorEmptyInterval(t *testing.T) {
 }
 
 func TestAgree(t *testing.T) {
+	band := Thresholds{Low: 0.3, High: 0.6}
 	tests := []struct {
-		on, n   int
-		current bool
-		want    bool
+		name   string
+		on, n  int
+		meanCR float64
+		want   bool
 	}{
-		{3, 4, false, true},
-		{1, 4, true, false},
-		{2, 4, true, true},
-		{2, 4, false, true}, // a tie redirects
-		{1, 3, true, false},
-		{2, 3, false, true},
-		{0, 1, true, false},
-		{1, 1, false, true},
-		{1, 2, true, true},
-		{0, 0, true, true},
+		{"majority on", 3, 4, 0.9, true},
+		{"majority off", 1, 4, 0.1, false},
+		{"tie, low mean CR: out-of-step computation", 2, 4, 0.35, true},
+		{"tie, high mean CR: a communication phase begins", 1, 2, 0.61, false},
+		{"tie at the middle goes off", 1, 2, 0.45, false},
+		{"one rank off", 0, 1, 0.0, false},
+		{"one rank on", 1, 1, 1.0, true},
+		{"odd count", 2, 3, 0.9, true},
+		{"no ranks", 0, 0, 0, true},
 	}
 	for _, tt := range tests {
-		if got := Agree(tt.on, tt.n, tt.current); got != tt.want {
-			t.Errorf("Agree(%d, %d, %v) = %v, want %v", tt.on, tt.n, tt.current, got, tt.want)
+		if got := Agree(tt.on, tt.n, tt.meanCR, band); got != tt.want {
+			t.Errorf("%s: Agree(%d, %d, %g) = %v, want %v", tt.name, tt.on, tt.n, tt.meanCR, got, tt.want)
 		}
 	}
 }

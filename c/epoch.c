@@ -342,17 +342,18 @@ GHOST_DEFINE(MPI_Win_sync, (MPI_Win win), (win), {
 /* ---- active target: fence ----------------------------------------------- */
 
 /* The barrier of a fence or of a symmetric MPI_Win_set_info. Under
- * GHOST_ASYNC=auto it is an allreduce of every rank's profiling vote, which
- * costs the same, and *agreed gets the window-wide decision; otherwise -1. */
+ * GHOST_ASYNC=auto it is an allreduce of every rank's profiling vote and
+ * latest CR, which costs the same, and *agreed gets the window-wide
+ * decision; otherwise -1. */
 static int agreeing_barrier(ghost_win_t *w, int *agreed)
 {
     *agreed = -1;
     if (!ghost_async_auto)
         return GHOST_REAL(MPI_Barrier)(w->pscw);
-    int vote = ghost_prof_vote(), votes = 0;
-    int rc = GHOST_REAL(MPI_Allreduce)(&vote, &votes, 1, MPI_INT, MPI_SUM, w->pscw);
+    int ballot[2] = {ghost_prof_vote(), ghost_prof_cr()}, sums[2] = {0, 0};
+    int rc = GHOST_REAL(MPI_Allreduce)(ballot, sums, 2, MPI_INT, MPI_SUM, w->pscw);
     if (rc == MPI_SUCCESS)
-        *agreed = ghostAgree(votes, w->nusers, w->redirect);
+        *agreed = ghostAgree(sums[0], w->nusers, sums[1]);
     return rc;
 }
 

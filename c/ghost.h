@@ -53,6 +53,10 @@ double ghost_tsc_hz(void);
  * computation has outlasted. */
 extern uint64_t ghost_predict_ticks;
 int ghost_prof_vote(void);
+/* The CR of this process's latest interval in units of 1/GHOST_CR_SCALE: an
+ * int, so that the agreement's allreduce sums it with the votes. */
+enum { GHOST_CR_SCALE = 10000 };
+int ghost_prof_cr(void);
 /* Ends the current prediction interval now (at finalize, so that the last
  * partial interval reaches the predictor and the trace). */
 void ghost_prof_flush(void);
@@ -134,6 +138,6 @@ extern void ghostBeforeFinalize(void);
 /* The predictor (adapt/): an interval's MPI ticks and length in, a vote out. */
 extern int ghostPredict(uint64_t mpi_ticks, uint64_t total_ticks);
 /* Window-wide agreement (adapt/): votes for redirection out of n, current state. */
-extern int ghostAgree(int on_votes, int n, int current);
+extern int ghostAgree(int on_votes, int n, int cr_sum);
 
 #endif /* GHOST_H_INCLUDED */

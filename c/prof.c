@@ -21,6 +21,7 @@
 int ghost_prof_enabled = 0;
 uint64_t ghost_predict_ticks = 0; /* 0: no prediction */
 int ghost_vote = 1;               /* this process's latest prediction */
+static int last_cr = 0;           /* and its interval's CR, 1/GHOST_CR_SCALE */
 int ghost_async_auto = 0;
 
 static __thread struct {
@@ -52,6 +53,8 @@ double ghost_tsc_hz(void)
 static void close_interval(uint64_t now)
 {
     if (prof.interval_start) {
+        int cr = (int)((double)prof.interval_mpi * GHOST_CR_SCALE / (double)(now - prof.interval_start));
+        __atomic_store_n(&last_cr, cr, __ATOMIC_RELAXED);
         int vote = ghostPredict(prof.interval_mpi, now - prof.interval_start);
         __atomic_store_n(&ghost_vote, vote, __ATOMIC_RELAXED);
         ghost_gp_publish(vote);
@@ -102,6 +105,8 @@ void ghost_prof_flush(void)
     if (ghost_predict_ticks && prof.interval_start)
         close_interval(__rdtsc());
 }
+
+int ghost_prof_cr(void) { return __atomic_load_n(&last_cr, __ATOMIC_RELAXED); }
 
 void ghost_prof_read(ghost_prof_counters_t *out)
 {

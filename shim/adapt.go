@@ -79,11 +79,20 @@ func ghostPredict(mpiTicks, totalTicks C.uint64_t) C.int {
 	return boolInt(on)
 }
 
-// ghostAgree is called at fences and symmetric MPI_Win_set_info.
+// ghostAgree is called at fences and symmetric MPI_Win_set_info with the
+// sums of the ranks' votes and CRs (in 1/GHOST_CR_SCALE).
 //
 //export ghostAgree
-func ghostAgree(onVotes, n, current C.int) C.int {
-	return boolInt(adapt.Agree(int(onVotes), int(n), current != 0))
+func ghostAgree(onVotes, n, crSum C.int) C.int {
+	return boolInt(agree(int(onVotes), int(n), int(crSum)))
+}
+
+func agree(onVotes, n, crSum int) bool {
+	meanCR := 0.0
+	if n > 0 {
+		meanCR = float64(crSum) / C.GHOST_CR_SCALE / float64(n)
+	}
+	return adapt.Agree(onVotes, n, meanCR, predictor.Thresholds())
 }
 
 // initialState agrees a new window's redirection state: on, unless
@@ -92,8 +101,8 @@ func initialState(pscw C.MPI_Comm, n int) C.int {
 	if C.ghost_async_auto == 0 {
 		return 1
 	}
-	votes := allreduceSumInt(pscw, int(C.ghost_prof_vote()))
-	return boolInt(adapt.Agree(votes, n, true))
+	sums := allreduceSumInts(pscw, int(C.ghost_prof_vote()), int(C.ghost_prof_cr()))
+	return boolInt(agree(sums[0], n, sums[1]))
 }
 
 func onOff(on bool) string {

@@ -40,10 +40,19 @@ func allreduceMinInt(c C.MPI_Comm, v int) int {
 	return int(out)
 }
 
-func allreduceSumInt(c C.MPI_Comm, v int) int {
-	in, out := C.int(v), C.int(0)
-	C.PMPI_Allreduce(unsafe.Pointer(&in), unsafe.Pointer(&out), 1, C.MPI_INT, C.MPI_SUM, c)
-	return int(out)
+// allreduceSumInts sums each of values over c.
+func allreduceSumInts(c C.MPI_Comm, values ...int) []int {
+	in := make([]C.int, len(values))
+	for i, v := range values {
+		in[i] = C.int(v)
+	}
+	out := make([]C.int, len(values))
+	C.PMPI_Allreduce(unsafe.Pointer(&in[0]), unsafe.Pointer(&out[0]), C.int(len(values)), C.MPI_INT, C.MPI_SUM, c)
+	sums := make([]int, len(values))
+	for i, v := range out {
+		sums[i] = int(v)
+	}
+	return sums
 }
 
 func bcastInt(c C.MPI_Comm, v int, root int) int {
