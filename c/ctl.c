@@ -7,6 +7,7 @@
 #include "ghost.h"
 
 #include <sched.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -64,6 +65,26 @@ void ghost_ctl_teardown(void)
 }
 
 void ghost_yield(void) { sched_yield(); }
+
+int ghost_runnable(void)
+{
+    /* The fourth field of /proc/loadavg is "running/total": the tasks
+     * runnable right now, the caller included. One pread on a descriptor
+     * kept open, about 2 us. */
+    static int fd = -2;
+    if (fd == -2)
+        fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    char buf[128];
+    ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf - 1, 0) : -1;
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    double a, b, c;
+    int running = -1;
+    if (sscanf(buf, "%lf %lf %lf %d/", &a, &b, &c, &running) != 4)
+        return -1;
+    return running;
+}
 
 int64_t ghost_cpu_ns(void)
 {

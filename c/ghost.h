@@ -108,6 +108,9 @@ void ghost_ctl_teardown(void);
 /* ---- ghost idling ------------------------------------------------------- */
 
 void ghost_yield(void);
+/* Tasks runnable on this machine right now, the caller included (from
+ * /proc/loadavg); -1 when unknown. */
+int ghost_runnable(void);
 /* CPU time (user+system) this process has used, in nanoseconds. */
 int64_t ghost_cpu_ns(void);
 /* Allocates a block of bytes in the node's shared memory, owned by node

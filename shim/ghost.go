@@ -25,7 +25,8 @@ func serve(ghosts C.MPI_Comm) {
 	l := self.layout
 	node := l.Nodes[l.NodeOf[self.worldRank]]
 	users := len(node.Users)
-	policy := wait.New(self.cfg.Wait, oversubscribed(len(node.Users)+len(node.Ghosts)))
+	policy := wait.New(self.cfg.Wait)
+	load := newLoadWatch()
 	cpu0 := C.ghost_cpu_ns()
 	commands, finalized, polls, wakes, exchanges := 0, 0, 0, 0, 0
 	// The node's first ghost runs the GP exchange under GHOST_ASYNC=auto.
@@ -87,6 +88,11 @@ func serve(ghosts C.MPI_Comm) {
 			if C.ghost_doze(C.int(myIndex), C.int64_t(a.Sleep)) != 0 {
 				policy.Worked()
 				wakes++
+				// An origin woke this ghost: read the load that the
+				// coming spin would compete with.
+				if over, ok := load.oversubscribed(); ok {
+					policy.SetOversubscribed(over)
+				}
 			}
 		}
 		clock.idleEnd()
@@ -113,8 +119,27 @@ func serve(ghosts C.MPI_Comm) {
 	C.exit(0)
 }
 
-// oversubscribed says whether a node's processes outnumber the cores this
-// process may run on (runtime.NumCPU counts the affinity mask). Fake nodes
-// of one host each count only their own processes, which underestimates
-// the load there; the hosts of real nodes are not shared.
-func oversubscribed(processes int) bool { return processes > runtime.NumCPU() }
+// loadWatch reads, at most once a millisecond, whether more tasks are
+// runnable on this machine than this process has cores. A computing rank
+// is runnable; a rank asleep, or blocked outside the CPU, is not. The ghost
+// itself is counted, since it runs when it asks.
+type loadWatch struct {
+	cores int // runtime.NumCPU counts the affinity mask
+	last  time.Time
+	over  bool
+}
+
+func newLoadWatch() *loadWatch { return &loadWatch{cores: runtime.NumCPU()} }
+
+func (l *loadWatch) oversubscribed() (over, ok bool) {
+	now := time.Now()
+	if now.Sub(l.last) < time.Millisecond {
+		return l.over, true
+	}
+	running := int(C.ghost_runnable())
+	if running < 0 {
+		return false, false
+	}
+	l.last, l.over = now, running > l.cores
+	return l.over, true
+}

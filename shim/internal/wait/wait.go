@@ -40,13 +40,14 @@ const (
 	MaxSleep   = time.Millisecond
 )
 
-// On an oversubscribed node (more processes than cores) every poll a ghost
-// spins is taken from a user that computes, and a yield does not give the
-// core back to a user that is runnable elsewhere. There the adaptive policy
-// spins only long enough for the operation that rang the doorbell to land
-// (origins ring before they issue), then sleeps on the doorbell at the
-// ceiling at once: local origins wake it, and the ceiling still bounds the
-// latency of origins on other nodes.
+// When the cores are oversubscribed (more tasks runnable than cores) every
+// poll a ghost spins is taken from a rank that computes, and a yield does
+// not give the core back to a rank that is runnable elsewhere. Then the
+// adaptive policy spins only long enough for the operation that rang the
+// doorbell to land (origins ring before they issue), and sleeps on the
+// doorbell at the ceiling at once: local origins wake it, and the ceiling
+// still bounds the latency of origins on other nodes. The caller reports
+// the load with SetOversubscribed whenever it has read it.
 const (
 	OversubscribedSpinPolls  = 64
 	OversubscribedYieldPolls = 0
@@ -56,19 +57,23 @@ const (
 type Policy struct {
 	mode           config.WaitMode
 	oversubscribed bool
-	spin, yield    int           // polls of each kind after work
 	idle           int           // polls without work
 	sleep          time.Duration // current back-off
 }
 
-// New returns a policy for mode on a node whose processes fit its cores
-// (oversubscribed false) or do not.
-func New(mode config.WaitMode, oversubscribed bool) *Policy {
-	p := &Policy{mode: mode, oversubscribed: oversubscribed, spin: SpinPolls, yield: YieldPolls}
-	if oversubscribed {
-		p.spin, p.yield = OversubscribedSpinPolls, OversubscribedYieldPolls
+// New returns a policy for mode, for cores that are not oversubscribed
+// until SetOversubscribed says otherwise.
+func New(mode config.WaitMode) *Policy { return &Policy{mode: mode} }
+
+// SetOversubscribed records whether more tasks than cores are runnable; it
+// shapes the idle periods that follow.
+func (p *Policy) SetOversubscribed(over bool) { p.oversubscribed = over }
+
+func (p *Policy) budgets() (spin, yield int) {
+	if p.oversubscribed {
+		return OversubscribedSpinPolls, OversubscribedYieldPolls
 	}
-	return p
+	return SpinPolls, YieldPolls
 }
 
 // Worked records that the last poll found work.
@@ -86,10 +91,11 @@ func (p *Policy) Idle() Action {
 	case config.WaitYield:
 		return Action{Kind: Yield}
 	}
+	spin, yield := p.budgets()
 	switch {
-	case p.idle <= p.spin:
+	case p.idle <= spin:
 		return Action{Kind: Spin}
-	case p.idle <= p.spin+p.yield:
+	case p.idle <= spin+yield:
 		return Action{Kind: Yield}
 	}
 	switch {

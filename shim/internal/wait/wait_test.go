@@ -47,7 +47,9 @@ func TestPolicy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			kinds, last := count(New(tt.mode, tt.over), tt.polls)
+			p := New(tt.mode)
+			p.SetOversubscribed(tt.over)
+			kinds, last := count(p, tt.polls)
 			for k, n := range tt.wantKinds {
 				if kinds[k] != n {
 					t.Errorf("kind %d seen %d times, want %d", k, kinds[k], n)
@@ -61,7 +63,7 @@ func TestPolicy(t *testing.T) {
 }
 
 func TestWorkedResets(t *testing.T) {
-	p := New(config.WaitAdaptive, false)
+	p := New(config.WaitAdaptive)
 	count(p, SpinPolls+YieldPolls+50)
 	p.Worked()
 	if a := p.Idle(); a.Kind != Spin {
@@ -78,5 +80,20 @@ func TestMaxSleepBoundsIdleCost(t *testing.T) {
 	// asleep; keep it well under the ~180 ms plain MPICH needs.
 	if MaxSleep > 2*time.Millisecond {
 		t.Fatalf("MaxSleep = %v is too long", MaxSleep)
+	}
+}
+
+func TestOversubscriptionFollowsTheLoad(t *testing.T) {
+	p := New(config.WaitAdaptive)
+	p.SetOversubscribed(true)
+	count(p, OversubscribedSpinPolls)
+	if a := p.Idle(); a != (Action{Kind: Sleep, Sleep: MaxSleep}) {
+		t.Fatalf("oversubscribed: after the short spin, %+v, want a sleep at the ceiling", a)
+	}
+	p.Worked()
+	p.SetOversubscribed(false)
+	kinds, _ := count(p, SpinPolls+YieldPolls)
+	if kinds[Spin] != SpinPolls || kinds[Yield] != YieldPolls {
+		t.Fatalf("load gone: %v, want the full spin and yield budgets", kinds)
 	}
 }
