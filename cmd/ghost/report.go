@@ -12,11 +12,15 @@ import (
 )
 
 const reportUsage = `usage: ghost report [--plot FILE.png] TRACE
+       ghost report DIR|FILE.prom...
 
 Prints the timeline of a GHOST_TRACE file: a summary per rank, then, per
 window, its phases (stretches of one agreed redirection state) with their
 times, mean communication ratio, votes and operations. --plot also draws it:
 CR of every rank over time above the agreed state of every window.
+
+Given directories or .prom files (GHOST_METRICS_TEXTFILE records), it prints
+a summary table per node instead (docs/metrics.md).
 `
 
 // reportOptions are the flags of `ghost report`.
