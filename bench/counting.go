@@ -18,8 +18,10 @@ func countingSuite() Suite {
 		Name:    "counting",
 		Program: "counting.c",
 		About: "ns per RMA operation that Ghost's counting adds (c/counters.h compiled into a C micro loop, " +
-			"with and without ghost_count_op, interleaved): count/plain is the default, count/atomic what " +
-			"a process under MPI_THREAD_MULTIPLE pays; loop/off is the loop alone.",
+			"with and without ghost_count_op, interleaved): count/plain is what every process pays, and " +
+			"every thread of an MPI_THREAD_MULTIPLE process up to the seventh (each counts into a slot of " +
+			"its own); count/shared what threads beyond pay in the shared overflow slot (atomics); " +
+			"loop/off is the loop alone.",
 		Args:    fixed([]string{"-t", "2000", "-r", "100"}, []string{"-t", "500", "-r", "10"}),
 		Configs: []string{"plain"},
 		Rounds:  3,
@@ -28,7 +30,7 @@ func countingSuite() Suite {
 }
 
 // writeCounting prints the medians and judges count/plain (the default
-// path) against the budget; count/atomic is reported beside it.
+// path) against the budget; count/shared is reported beside it.
 func writeCounting(b *strings.Builder, s SuiteResult) {
 	fmt.Fprintf(b, "Counting cost per operation, ns (median, min and max over %d rounds × repetitions); "+
 		"budget %.0f ns for the default path.\n\n", s.Rounds, countingBudget)

@@ -1,25 +1,70 @@
 /*
- * The node's counter blocks (counters.h): one ghost_counters_t per process
- * of the node, in a shared-memory block that node rank 0 owns. Each process
- * writes only its own; the node's first ghost reads them all for the
- * metrics exporter. No MPI call happens here after setup except the free.
+ * The node's counter blocks (counters.h): GHOST_COUNTER_SLOTS
+ * ghost_counters_t per process of the node, in a shared-memory block that
+ * node rank 0 owns. Each slot has one writer (or, the last one, atomic
+ * writers); the node's first ghost reads them all for the metrics exporter.
+ * No MPI call happens here after setup except the free.
  */
 #include "counters.h"
 #include "win.h"
 
+#include <string.h>
 #include <x86intrin.h>
 
 /* Where a process counts before the node block exists, under GHOST_NG=0,
  * and after finalize. */
-static ghost_counters_t private_block;
-ghost_counters_t *ghost_counters_mine = &private_block;
+static ghost_counters_t private_slots[GHOST_COUNTER_SLOTS];
+static ghost_counters_t *slots = private_slots; /* this process's slots */
+ghost_counters_t *ghost_counters_mine = private_slots;
 int ghost_counters_atomic = 0;
+
+__thread ghost_counter_thread_t ghost_counter_thread __attribute__((tls_model("initial-exec")));
+/* Starts at 1: a thread's zeroed TLS never matches, so its first count
+ * claims a slot. */
+unsigned ghost_counters_gen = 1;
+static int slots_claimed; /* in this generation */
 
 static MPI_Win node_win = MPI_WIN_NULL;
 static ghost_counters_t *node_blocks;
 static int node_nprocs;
 
+void ghost_counters_claim(ghost_counter_thread_t *t)
+{
+    int k = __atomic_fetch_add(&slots_claimed, 1, __ATOMIC_RELAXED);
+    /* Slots 0..SLOTS-2 are private to one thread; the last is shared. */
+    t->shared = k >= GHOST_COUNTER_SLOTS - 1;
+    t->slot = &slots[t->shared ? GHOST_COUNTER_SLOTS - 1 : k];
+    t->gen = __atomic_load_n(&ghost_counters_gen, __ATOMIC_RELAXED);
+}
+
+/* Points every thread at slots: only where no other thread may count (in
+ * MPI_Init and MPI_Finalize), so that a thread still holding the old slot
+ * pointer cannot be counting through it. */
+static void move_slots(ghost_counters_t *to)
+{
+    if (to != slots)
+        memcpy(to, slots, sizeof(ghost_counters_t) * GHOST_COUNTER_SLOTS);
+    slots = to;
+    __atomic_store_n(&ghost_counters_mine, &to[0], __ATOMIC_RELEASE);
+    __atomic_store_n(&slots_claimed, 0, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&ghost_counters_gen, 1, __ATOMIC_RELEASE);
+}
+
 ghost_counters_t *ghost_counters_self(void) { return ghost_counters_mine; }
+
+/* Adds the words of GHOST_COUNTER_SLOTS slots, read with relaxed loads. */
+static void sum_slots(const ghost_counters_t *from, ghost_counters_t *out)
+{
+    uint64_t *dst = (uint64_t *)out;
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < GHOST_COUNTER_SLOTS; k++) {
+        const uint64_t *src = (const uint64_t *)&from[k];
+        for (size_t w = 0; w < sizeof *out / sizeof *dst; w++)
+            dst[w] += __atomic_load_n(&src[w], __ATOMIC_RELAXED);
+    }
+}
+
+void ghost_counters_sum_self(ghost_counters_t *out) { sum_slots(slots, out); }
 
 uint64_t ghost_type_bytes_derived(MPI_Count count, MPI_Datatype type)
 {
@@ -36,21 +81,20 @@ int ghost_counters_setup(MPI_Comm node, int local_rank, int role, int index, int
     if (rc != MPI_SUCCESS)
         return rc;
     ghost_counters_t *blocks;
-    rc = ghost_node_block(node, local_rank, (MPI_Aint)n * (MPI_Aint)sizeof(ghost_counters_t), &node_win,
+    rc = ghost_node_block(node, local_rank,
+                          (MPI_Aint)n * GHOST_COUNTER_SLOTS * (MPI_Aint)sizeof(ghost_counters_t), &node_win,
                           &blocks);
     if (rc != MPI_SUCCESS)
         return rc;
-    /* Each process initializes its own block, with what it counted so far
-     * (the node block itself, allocated just above, among it). */
-    ghost_counters_t *mine = &blocks[local_rank];
-    *mine = *ghost_counters_mine;
-    mine->role = (uint64_t)role;
-    mine->index = (uint64_t)index;
-    mine->start_ticks = __rdtsc();
+    /* Each process moves its slots in, with what they counted so far (the
+     * node block itself, allocated just above, among it). */
+    move_slots(&blocks[local_rank * GHOST_COUNTER_SLOTS]);
+    ghost_counters_mine->role = (uint64_t)role;
+    ghost_counters_mine->index = (uint64_t)index;
+    ghost_counters_mine->start_ticks = __rdtsc();
     ghost_counters_atomic = thread_multiple;
     node_blocks = blocks;
     __atomic_store_n(&node_nprocs, n, __ATOMIC_RELEASE);
-    __atomic_store_n(&ghost_counters_mine, mine, __ATOMIC_RELEASE);
     /* Every block is initialized before the exporter reads any. */
     return PMPI_Barrier(node);
 }
@@ -59,9 +103,8 @@ int ghost_counters_teardown(void)
 {
     if (node_win == MPI_WIN_NULL)
         return MPI_SUCCESS;
-    private_block = *ghost_counters_mine;
-    __atomic_store_n(&ghost_counters_mine, &private_block, __ATOMIC_RELEASE);
     __atomic_store_n(&node_nprocs, 0, __ATOMIC_RELEASE);
+    move_slots(private_slots);
     node_blocks = NULL;
     return GHOST_REAL(MPI_Win_free)(&node_win);
 }
@@ -72,10 +115,7 @@ int ghost_counters_read(int i, ghost_counters_t *out)
 {
     if (i < 0 || i >= ghost_counters_count())
         return 0;
-    const uint64_t *src = (const uint64_t *)&node_blocks[i];
-    uint64_t *dst = (uint64_t *)out;
-    for (size_t k = 0; k < sizeof *out / sizeof *dst; k++)
-        dst[k] = __atomic_load_n(&src[k], __ATOMIC_RELAXED);
+    sum_slots(&node_blocks[i * GHOST_COUNTER_SLOTS], out);
     return 1;
 }
 

@@ -1,18 +1,24 @@
 /*
  * Per-process counters for the metrics exporter and the adaptation trace.
  *
- * Every process of a node owns one ghost_counters_t in a node shared-memory
- * block (counters.c) and is its only writer; the node's first ghost reads
- * them all and exports the sums (internal/metrics). Counting is on the
- * per-operation path, so it is two plain additions through a pointer that
- * always points somewhere: at a process-local block until the shared one
- * exists, and for good under GHOST_NG=0. Only under MPI_THREAD_MULTIPLE,
- * where threads of one process share the block, do the additions become
- * relaxed atomics. Nothing here calls MPI or Go.
+ * Every process of a node owns GHOST_COUNTER_SLOTS ghost_counters_t in a
+ * node shared-memory block (counters.c); the node's first ghost reads them
+ * all and exports the sums (internal/metrics). Slot 0 is the process's own:
+ * its identity, its gauges (windows, shared memory), its ghost loop. The
+ * per-operation counts go to the counting thread's slot: each thread that
+ * counts claims one on its first count, so every slot has one writer and
+ * every addition is a plain one, under MPI_THREAD_MULTIPLE too. Threads
+ * beyond the slots share the last one with relaxed atomics. The thread's
+ * slot is found through initial-exec TLS (one %fs-relative load) and
+ * checked against a generation number, which moves when the node block is
+ * set up and torn down (in MPI_Init and MPI_Finalize, when no other thread
+ * may count). Before setup, under GHOST_NG=0 and after finalize the slots
+ * are process-local. Nothing here calls MPI or Go.
  *
  * Every field is a 64-bit word, so a reader on another process copies a
- * block word by word with relaxed loads and never sees a torn value.
- * internal/metrics mirrors this layout; change both together.
+ * block word by word with relaxed loads and never sees a torn value, and
+ * the slots of a process add up word by word (identity fields are set in
+ * slot 0 only). internal/metrics mirrors this layout; change both together.
  */
 #ifndef GHOST_COUNTERS_H_INCLUDED
 #define GHOST_COUNTERS_H_INCLUDED
@@ -76,11 +82,16 @@ typedef struct {
     uint64_t idle_ns;
 } __attribute__((aligned(64))) ghost_counters_t;
 
-/* This process's block: never NULL. */
+/* Slots per process: a thread per slot, the last shared by any more. */
+enum { GHOST_COUNTER_SLOTS = 8 };
+
+/* This process's slot 0: never NULL. */
 extern ghost_counters_t *ghost_counters_mine;
-/* Nonzero under MPI_THREAD_MULTIPLE: additions are atomic. */
+/* Nonzero under MPI_THREAD_MULTIPLE: additions to slot 0's process-wide
+ * fields (windows, shared memory, transitions) are atomic. */
 extern int ghost_counters_atomic;
 
+/* Additions to this process's slot 0. */
 #define GHOST_COUNT_ADD(field, n)                                               \
     do {                                                                        \
         if (__builtin_expect(ghost_counters_atomic, 0))                         \
@@ -89,20 +100,43 @@ extern int ghost_counters_atomic;
             (field) += (n);                                                     \
     } while (0)
 
+/* The calling thread's slot. */
+typedef struct {
+    ghost_counters_t *slot;
+    unsigned gen;   /* ghost_counters_gen when the slot was claimed */
+    int shared;     /* the overflow slot: additions are atomic */
+} ghost_counter_thread_t;
+extern __thread ghost_counter_thread_t ghost_counter_thread __attribute__((tls_model("initial-exec")));
+extern unsigned ghost_counters_gen;
+/* Claims a slot for the calling thread in the current generation. */
+void ghost_counters_claim(ghost_counter_thread_t *t);
+
+static inline ghost_counter_thread_t *ghost_counter_here(void)
+{
+    ghost_counter_thread_t *t = &ghost_counter_thread;
+    if (__builtin_expect(t->gen != __atomic_load_n(&ghost_counters_gen, __ATOMIC_RELAXED), 0))
+        ghost_counters_claim(t);
+    return t;
+}
+
+/* Adds n to a field of the calling thread's slot. */
+#define GHOST_COUNT_THREAD_ADD(field, n)                                        \
+    do {                                                                        \
+        ghost_counter_thread_t *t_ = ghost_counter_here();                      \
+        if (__builtin_expect(t_->shared, 0))                                    \
+            __atomic_add_fetch(&t_->slot->field, (n), __ATOMIC_RELAXED);        \
+        else                                                                    \
+            t_->slot->field += (n);                                             \
+    } while (0)
+
 /* Counts one operation of bytes to path. */
 static inline void ghost_count_op(int op, int path, uint64_t bytes)
 {
-    ghost_counters_t *c = ghost_counters_mine;
-    if (__builtin_expect(ghost_counters_atomic, 0)) {
-        __atomic_add_fetch(&c->ops[op][path], 1, __ATOMIC_RELAXED);
-        __atomic_add_fetch(&c->bytes[op][path], bytes, __ATOMIC_RELAXED);
-    } else {
-        c->ops[op][path]++;
-        c->bytes[op][path] += bytes;
-    }
+    GHOST_COUNT_THREAD_ADD(ops[op][path], 1);
+    GHOST_COUNT_THREAD_ADD(bytes[op][path], bytes);
 }
 
-static inline void ghost_count_sync(int type) { GHOST_COUNT_ADD(ghost_counters_mine->syncs[type], 1); }
+static inline void ghost_count_sync(int type) { GHOST_COUNT_THREAD_ADD(syncs[type], 1); }
 
 /* Whether a datatype is one of MPICH's builtin handles: the predefined
  * basic types, all contiguous. Derived types, and the predefined pair types
@@ -123,19 +157,21 @@ static inline uint64_t ghost_type_bytes(MPI_Count count, MPI_Datatype type)
     return ghost_type_bytes_derived(count, type);
 }
 
-/* The block of this process, for readers in this process (the adaptation
- * trace reads ops[][] from it). Stable API: the fields above only grow. */
+/* This process's slot 0, for its single-threaded writers (a ghost's loop). */
 ghost_counters_t *ghost_counters_self(void);
+/* The sum of this process's slots (the adaptation trace reads ops[][]).
+ * Stable API: the fields above only grow. */
+void ghost_counters_sum_self(ghost_counters_t *out);
 
 /* Collective over node (every process of it, users and ghosts): allocates
- * the node's block of nprocs counter blocks and points ghost_counters_mine
- * at this process's, carrying over what was counted before. */
+ * the node's block of nprocs * GHOST_COUNTER_SLOTS counter blocks and moves
+ * this process's slots there, with what they counted so far. */
 int ghost_counters_setup(MPI_Comm node, int local_rank, int role, int index, int thread_multiple);
-/* Collective over node: points this process back at a private block (what
- * it counts from here on is not exported) and frees the node block. */
+/* Collective over node: moves this process's slots back to private memory
+ * (what it counts from here on is not exported) and frees the node block. */
 int ghost_counters_teardown(void);
-/* Reader side (the exporter): the number of blocks on this node, 0 before
- * setup; copies block i word by word with relaxed loads. */
+/* Reader side (the exporter): the number of processes on this node, 0
+ * before setup; sums process i's slots word by word with relaxed loads. */
 int ghost_counters_count(void);
 int ghost_counters_read(int i, ghost_counters_t *out);
 /* Marks the end of this process's run (for the communication ratio). */

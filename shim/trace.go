@@ -34,7 +34,8 @@ var trace *tracer
 
 // readOpCounts sums this process's operation counters over the op types.
 func readOpCounts() opCounts {
-	c := C.ghost_counters_self()
+	var c C.ghost_counters_t
+	C.ghost_counters_sum_self(&c)
 	var n opCounts
 	for op := 0; op < C.GHOST_NOPS; op++ {
 		n.ghost += uint64(c.ops[op][C.GHOST_PATH_GHOST])

@@ -361,6 +361,34 @@ func TestMetricsTextfile(t *testing.T) {
 	}
 }
 
+// TestMetricsThreadMultiple: under MPI_THREAD_MULTIPLE, 12 threads per
+// rank (more than the counter slots a process has, so some share the
+// overflow slot) accumulate concurrently; every operation must be counted
+// exactly once.
+func TestMetricsThreadMultiple(t *testing.T) {
+	needMPI(t)
+	dir := t.TempDir()
+	res := ghostRun(t, job{users: 2, ghosts: 1, hosts: "a:2,b:2", timeout: 2 * time.Minute,
+		env:  []string{"GHOST_METRICS_TEXTFILE=" + dir, fmt.Sprintf("GHOST_METRICS_ADDR=127.0.0.1:%d", freePort(t))},
+		args: []string{program(t, "metrics_threads.c")}})
+	if res.code != 0 || strings.Count(res.stdout, ": done") != 2 {
+		t.Fatalf("job failed\n%s", res)
+	}
+	for node := 0; node < 2; node++ {
+		recs, err := metrics.ReadTextfiles([]string{filepath.Join(dir, metrics.TextfileName(node))})
+		if err != nil {
+			t.Fatalf("%v\n%s", err, res)
+		}
+		const want = 12 * 1000 // THREADS * OPS of the one user of the node
+		if got := recs[0].Ops["acc"][pathIndex("ghost")]; got != want {
+			t.Errorf("node %d: %v accumulates through the ghost, want %d", node, got, want)
+		}
+		if got := recs[0].Bytes["acc"][pathIndex("ghost")]; got != 8*want {
+			t.Errorf("node %d: %v accumulated bytes, want %d", node, got, 8*want)
+		}
+	}
+}
+
 func pathIndex(path string) int {
 	for i, p := range metrics.Paths {
 		if p == path {
