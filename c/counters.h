@@ -132,8 +132,16 @@ static inline ghost_counter_thread_t *ghost_counter_here(void)
 /* Counts one operation of bytes to path. */
 static inline void ghost_count_op(int op, int path, uint64_t bytes)
 {
-    GHOST_COUNT_THREAD_ADD(ops[op][path], 1);
-    GHOST_COUNT_THREAD_ADD(bytes[op][path], bytes);
+    /* One slot lookup for both additions: this is the per-operation path. */
+    ghost_counter_thread_t *t = ghost_counter_here();
+    ghost_counters_t *c = t->slot;
+    if (__builtin_expect(t->shared, 0)) {
+        __atomic_add_fetch(&c->ops[op][path], 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&c->bytes[op][path], bytes, __ATOMIC_RELAXED);
+    } else {
+        c->ops[op][path]++;
+        c->bytes[op][path] += bytes;
+    }
 }
 
 static inline void ghost_count_sync(int type) { GHOST_COUNT_THREAD_ADD(syncs[type], 1); }
