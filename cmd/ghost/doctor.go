@@ -62,9 +62,7 @@ func parseDoctorArgs(args []string, getenv func(string) string, stderr io.Writer
 	fs := flag.NewFlagSet("ghost doctor", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, doctorUsage) }
-	fs.IntVar(&o.users, "n", 2, "user ranks")
-	ghosts := fs.String("g", "", "ghosts per node")
-	fs.StringVar(&o.hosts, "hosts", "", "fake nodes")
+	ghosts := jobFlags(fs, &o.users, 2, &o.hosts)
 	fs.BoolVar(&o.json, "json", false, "JSON output")
 	fs.BoolVar(&o.noProbe, "no-probe", false, "skip the probe")
 	fs.Float64Var(&o.compute, "compute", 0.3, "probe compute seconds")

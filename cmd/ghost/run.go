@@ -58,9 +58,7 @@ func parseRunArgs(args []string, getenv func(string) string, stderr io.Writer) (
 	fs := flag.NewFlagSet("ghost run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, runUsage) }
-	fs.IntVar(&o.users, "n", 0, "user ranks")
-	ghosts := fs.String("g", "", "ghosts per node")
-	fs.StringVar(&o.hosts, "hosts", "", "fake nodes")
+	ghosts := jobFlags(fs, &o.users, 0, &o.hosts)
 	fs.Var((*multiFlag)(&o.mpiexecArgs), "mpiexec-arg", "argument for mpiexec")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print the command line")
 	if err := fs.Parse(args); err != nil {
@@ -79,6 +77,15 @@ func parseRunArgs(args []string, getenv func(string) string, stderr io.Writer) (
 	}
 	o.ghosts = g
 	return o, nil
+}
+
+// jobFlags registers the job-shape flags that run and doctor share: -n
+// user ranks (default defaultUsers), --hosts fake nodes, and -g, returned
+// as text for ghostCount to resolve after parsing.
+func jobFlags(fs *flag.FlagSet, users *int, defaultUsers int, hosts *string) (ghosts *string) {
+	fs.IntVar(users, "n", defaultUsers, "user ranks")
+	fs.StringVar(hosts, "hosts", "", "fake nodes")
+	return fs.String("g", "", "ghosts per node")
 }
 
 // ghostCount resolves -g, then the GHOST_NG/CSP_NG environment, then 1, with
