@@ -80,9 +80,9 @@ func reportCommand(args []string, stdout, stderr io.Writer) int {
 func writeTraceReport(w io.Writer, path string, records []profile.Record) {
 	ranks := profile.Ranks(records)
 	timelines := profile.Timelines(records)
-	span := 0.0
+	span, start := 0.0, profile.Start(records)
 	for _, r := range records {
-		span = max(span, r.Time-profile.Start(records))
+		span = max(span, r.Time-start)
 	}
 	fmt.Fprintf(w, "trace %s: %d rank(s), %d interval record(s) over %.2f s, %d window(s)\n",
 		path, len(ranks), len(records), span, len(timelines))
