@@ -129,19 +129,32 @@ static inline ghost_counter_thread_t *ghost_counter_here(void)
             t_->slot->field += (n);                                             \
     } while (0)
 
+/* Adds na to *a and nb to *b, two fields of t's slot, after one lookup:
+ * the per-operation path counts in pairs. */
+static inline void ghost_counter_add2(const ghost_counter_thread_t *t, uint64_t *a, uint64_t na, uint64_t *b,
+                                      uint64_t nb)
+{
+    if (__builtin_expect(t->shared, 0)) {
+        __atomic_add_fetch(a, na, __ATOMIC_RELAXED);
+        __atomic_add_fetch(b, nb, __ATOMIC_RELAXED);
+    } else {
+        *a += na;
+        *b += nb;
+    }
+}
+
 /* Counts one operation of bytes to path. */
 static inline void ghost_count_op(int op, int path, uint64_t bytes)
 {
-    /* One slot lookup for both additions: this is the per-operation path. */
     ghost_counter_thread_t *t = ghost_counter_here();
-    ghost_counters_t *c = t->slot;
-    if (__builtin_expect(t->shared, 0)) {
-        __atomic_add_fetch(&c->ops[op][path], 1, __ATOMIC_RELAXED);
-        __atomic_add_fetch(&c->bytes[op][path], bytes, __ATOMIC_RELAXED);
-    } else {
-        c->ops[op][path]++;
-        c->bytes[op][path] += bytes;
-    }
+    ghost_counter_add2(t, &t->slot->ops[op][path], 1, &t->slot->bytes[op][path], bytes);
+}
+
+/* Counts one timed MPI call of ticks (profiling on). */
+static inline void ghost_count_mpi_call(uint64_t ticks)
+{
+    ghost_counter_thread_t *t = ghost_counter_here();
+    ghost_counter_add2(t, &t->slot->mpi_calls, 1, &t->slot->mpi_ticks, ticks);
 }
 
 static inline void ghost_count_sync(int type) { GHOST_COUNT_THREAD_ADD(syncs[type], 1); }

@@ -80,8 +80,7 @@ void ghost_prof_exit(uint64_t t0)
     prof.calls++;
     prof.mpi_ticks += now - t0;
     /* The process-wide totals the metrics export (counters.h). */
-    GHOST_COUNT_THREAD_ADD(mpi_calls, 1);
-    GHOST_COUNT_THREAD_ADD(mpi_ticks, now - t0);
+    ghost_count_mpi_call(now - t0);
     /* A call can outlive the interval it began in (ghost_prof_vote closes
      * intervals from inside fences): only its part since the interval's
      * start belongs to this interval, which keeps CR <= 1. */
