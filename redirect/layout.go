@@ -27,6 +27,16 @@ type Layout struct {
 	WorldOfUser []int
 }
 
+// CountNodes is the number of nodes in a job, from the same leaderOf as
+// NewLayout takes.
+func CountNodes(leaderOf []int) int {
+	seen := map[int]bool{}
+	for _, l := range leaderOf {
+		seen[l] = true
+	}
+	return len(seen)
+}
+
 // NewLayout splits the processes. leaderOf[r] is any value shared by exactly
 // the processes on r's node (the world rank of its local rank 0 is used at
 // run time); ng is the number of ghosts per node. Local ranks follow world

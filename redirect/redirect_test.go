@@ -147,3 +147,21 @@ func TestPlace(t *testing.T) {
 		})
 	}
 }
+
+func TestCountNodes(t *testing.T) {
+	tests := []struct {
+		leaders []int
+		want    int
+	}{
+		{nil, 0},
+		{[]int{0}, 1},
+		{[]int{0, 0, 0}, 1},
+		{[]int{0, 0, 2, 2}, 2},
+		{[]int{0, 1, 0, 1, 4}, 3},
+	}
+	for _, tt := range tests {
+		if got := CountNodes(tt.leaders); got != tt.want {
+			t.Errorf("CountNodes(%v) = %d, want %d", tt.leaders, got, tt.want)
+		}
+	}
+}

@@ -44,6 +44,10 @@ func ghostAfterInit(provided C.int) C.int {
 	cfg, problems := config.Load(os.Environ())
 	self = job{cfg: cfg, worldRank: commRank(world), started: time.Now()}
 	self.log = &logger{level: cfg.Verbose}
+	// Every process waits politely in the collectives of the setup below:
+	// with more processes than cores, a process that spins in one takes
+	// the core of the process it waits for.
+	C.ghost_yield_after = C.int(config.DefaultUserYield)
 	C.ghost_load_policy = C.int(slices.Index(config.LoadPolicies, cfg.Load))
 
 	// Every process reads the same variables; one warning per job is enough.
@@ -61,6 +65,7 @@ func ghostAfterInit(provided C.int) C.int {
 	self.node = commSplitShared(world)
 	leader := bcastInt(self.node, self.worldRank, 0)
 	leaders := allgatherInt(world, leader)
+	cfg.NG = config.ResolveNG(cfg.NG, redirect.CountNodes(leaders))
 	layout, err := redirect.NewLayout(leaders, cfg.NG)
 	if err != nil {
 		errs = append(errs, err.Error())
@@ -139,6 +144,7 @@ func ghostAfterInit(provided C.int) C.int {
 	setupHWBypass(world)
 
 	if isGhost {
+		C.ghost_yield_after = 0
 		serve(group) // never returns
 	}
 	C.ghost_yield_after = C.int(cfg.UserYield)

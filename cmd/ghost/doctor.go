@@ -32,7 +32,7 @@ GHOST_HW_BYPASS decision, and the GHOST_* environment. docs/doctor.md
 explains every line.
 
   -n N          user ranks of the dry run (default 2)
-  -g G          ghosts per node (default: GHOST_NG, else 1)
+  -g G          ghosts per node (default: GHOST_NG, else auto, as for run)
   --hosts LIST  fake nodes, as for ghost run
   --json        print a JSON document instead of the report
   --no-probe    skip the progress probe (it builds with mpicc and runs
@@ -82,7 +82,7 @@ func parseDoctorArgs(args []string, getenv func(string) string, stderr io.Writer
 	if o.compute <= 0 || o.compute > 10 {
 		return o, fmt.Errorf("--compute %g is not valid: accepted values are seconds in (0, 10]", o.compute)
 	}
-	g, err := ghostCount(*ghosts, getenv)
+	g, err := ghostCount(*ghosts, getenv, o.users, o.hosts)
 	if err != nil {
 		return o, err
 	}

@@ -322,10 +322,11 @@ func TestParseDoctorArgs(t *testing.T) {
 		want    doctorOptions
 		wantErr string
 	}{
-		{nil, doctorOptions{users: 2, ghosts: 1, compute: 0.3}, ""},
+		{nil, doctorOptions{users: 2, ghosts: 0, compute: 0.3}, ""},
 		{[]string{"--json", "-n", "3", "-g", "2", "--hosts", "a:4", "--", "./app"},
 			doctorOptions{users: 3, ghosts: 2, hosts: "a:4", json: true, compute: 0.3, program: "./app"}, ""},
-		{[]string{"--no-probe", "--compute", "1.5"}, doctorOptions{users: 2, ghosts: 1, noProbe: true, compute: 1.5}, ""},
+		{[]string{"--no-probe", "--compute", "1.5"}, doctorOptions{users: 2, ghosts: 0, noProbe: true, compute: 1.5}, ""},
+		{[]string{"-n", "4", "--hosts", "a:3,b:3"}, doctorOptions{users: 4, ghosts: 1, hosts: "a:3,b:3", compute: 0.3}, ""},
 		{[]string{"-n", "0"}, doctorOptions{}, "-n 0 is not valid"},
 		{[]string{"--compute", "0"}, doctorOptions{}, "--compute 0 is not valid"},
 		{[]string{"-g", "x"}, doctorOptions{}, `-g "x" is not valid`},

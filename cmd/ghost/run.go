@@ -22,8 +22,9 @@ Starts N user ranks of prog plus G ghost processes on every node, through
 MPICH's hydra mpiexec. The program sees an MPI_COMM_WORLD of exactly N ranks.
 
   -n N              user ranks (required)
-  -g G              ghosts per node (default: GHOST_NG, else 1; 0 runs
-                    without ghosts, as a pure pass-through)
+  -g G              ghosts per node (default: GHOST_NG, else auto: 1 per
+                    node when the users span several hosts, 0 on one host,
+                    where every window is served in shared memory)
   --hosts LIST      fake several nodes on this machine with hydra's fork
                     launcher. Each entry host:k counts every process slot on
                     that host, ghosts included. Hosts are filled in order and
@@ -71,7 +72,7 @@ func parseRunArgs(args []string, getenv func(string) string, stderr io.Writer) (
 	if len(o.program) == 0 {
 		return o, fmt.Errorf("no program given: put it after --, e.g. ghost run -n 2 -- ./app")
 	}
-	g, err := ghostCount(*ghosts, getenv)
+	g, err := ghostCount(*ghosts, getenv, o.users, o.hosts)
 	if err != nil {
 		return o, err
 	}
@@ -88,13 +89,19 @@ func jobFlags(fs *flag.FlagSet, users *int, defaultUsers int, hosts *string) (gh
 	return fs.String("g", "", "ghosts per node")
 }
 
-// ghostCount resolves -g, then the GHOST_NG/CSP_NG environment, then 1, with
-// the same validation as the library.
-func ghostCount(flagValue string, getenv func(string) string) (int, error) {
+// ghostCount resolves -g, then the GHOST_NG/CSP_NG environment, then auto,
+// with the same validation as the library. auto (config.NGAuto) becomes 1
+// when the job's users spread over several hosts and 0 when they fit on
+// one: a ghost on a single node would only take a core from the
+// application (config.ResolveNG).
+func ghostCount(flagValue string, getenv func(string) string, users int, hostList string) (int, error) {
+	if flagValue == "auto" {
+		return autoGhosts(users, hostList), nil
+	}
 	if flagValue != "" {
 		n, err := strconv.Atoi(flagValue)
 		if err != nil || n < 0 {
-			return 0, fmt.Errorf("-g %q is not valid: accepted values are a non-negative integer (ghosts per node)", flagValue)
+			return 0, fmt.Errorf("-g %q is not valid: accepted values are auto or a non-negative integer (ghosts per node)", flagValue)
 		}
 		return n, nil
 	}
@@ -110,7 +117,26 @@ func ghostCount(flagValue string, getenv func(string) string) (int, error) {
 			return 0, errors.New(p.Msg)
 		}
 	}
+	if cfg.NG == config.NGAuto {
+		return autoGhosts(users, hostList), nil
+	}
 	return cfg.NG, nil
+}
+
+// autoGhosts is GHOST_NG=auto for a launch: the number of hosts the users
+// occupy when every host used also gets one ghost. Without --hosts the job
+// runs on this machine alone. Bad host lists give 0 here and their own
+// error when the command is built.
+func autoGhosts(users int, hostList string) int {
+	nodes := 1
+	if hostList != "" {
+		if hosts, err := redirect.ParseHosts(hostList); err == nil {
+			if plan, err := redirect.Place(users, 1, hosts); err == nil {
+				nodes = len(plan)
+			}
+		}
+	}
+	return config.ResolveNG(config.NGAuto, nodes)
 }
 
 // findLibrary locates libghost.so for the ranks.

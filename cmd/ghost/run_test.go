@@ -19,7 +19,11 @@ func TestParseRunArgs(t *testing.T) {
 		want runOptions
 		err  string
 	}{
-		{name: "minimal", args: []string{"-n", "2", "--", "./a"}, want: runOptions{users: 2, ghosts: 1, program: []string{"./a"}}},
+		{name: "minimal: auto, one host, no ghost", args: []string{"-n", "2", "--", "./a"}, want: runOptions{users: 2, ghosts: 0, program: []string{"./a"}}},
+		{name: "auto on two fake nodes", args: []string{"-n", "4", "--hosts", "a:3,b:3", "--", "./a"}, want: runOptions{users: 4, ghosts: 1, hosts: "a:3,b:3", program: []string{"./a"}}},
+		{name: "auto when one host holds every user", args: []string{"-n", "2", "--hosts", "a:4,b:4", "--", "./a"}, want: runOptions{users: 2, ghosts: 0, hosts: "a:4,b:4", program: []string{"./a"}}},
+		{name: "auto flag", args: []string{"-n", "4", "-g", "auto", "--hosts", "a:3,b:3", "--", "./a"}, env: map[string]string{"GHOST_NG": "2"}, want: runOptions{users: 4, ghosts: 1, hosts: "a:3,b:3", program: []string{"./a"}}},
+		{name: "auto env", args: []string{"-n", "2", "--", "./a"}, env: map[string]string{"GHOST_NG": "auto"}, want: runOptions{users: 2, ghosts: 0, program: []string{"./a"}}},
 		{name: "ghosts flag", args: []string{"-n", "2", "-g", "2", "./a", "x"}, want: runOptions{users: 2, ghosts: 2, program: []string{"./a", "x"}}},
 		{name: "env ghosts", args: []string{"-n", "2", "--", "./a"}, env: map[string]string{"GHOST_NG": "3"}, want: runOptions{users: 2, ghosts: 3, program: []string{"./a"}}},
 		{name: "flag beats env", args: []string{"-n", "2", "-g", "0", "--", "./a"}, env: map[string]string{"GHOST_NG": "3"}, want: runOptions{users: 2, ghosts: 0, program: []string{"./a"}}},

@@ -65,6 +65,24 @@ const DefaultUserYield = 64
 // MaxNG is the most ghosts per node (GHOST_MAX_NG in c/win.h).
 const MaxNG = 8
 
+// NGAuto is GHOST_NG=auto, the default: one ghost per node when the job
+// spans several nodes, none when it lies on one. On one node every window
+// of Ghost's is served in shared memory without a ghost (the node-local
+// path), so a ghost there would only hold a core the application could use.
+const NGAuto = -1
+
+// ResolveNG turns NGAuto into a ghost count for a job on nodes nodes; an
+// explicit count is returned unchanged.
+func ResolveNG(ng, nodes int) int {
+	if ng != NGAuto {
+		return ng
+	}
+	if nodes > 1 {
+		return 1
+	}
+	return 0
+}
+
 // Level is the verbosity of Ghost's own messages (GHOST_VERBOSE).
 type Level int
 
@@ -86,7 +104,7 @@ func (l Level) String() string {
 
 // Config is the runtime configuration of one process.
 type Config struct {
-	NG   int        // ghosts per node; 0 means pure pass-through
+	NG   int        // ghosts per node, or NGAuto; 0: no ghost processes
 	Wait WaitMode   // idle policy of the ghost server loop
 	Load LoadPolicy // how PUT/GET spread over several ghosts
 	// HWBypass is the hardware-bypass mode for PUT/GET (GHOST_HW_BYPASS).
@@ -127,7 +145,7 @@ const DefaultMetricsAddr = "127.0.0.1:9464"
 
 // Default is the configuration with no GHOST_* variable set.
 func Default() Config {
-	return Config{NG: 1, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second,
+	return Config{NG: NGAuto, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second,
 		CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn}
 }
 
@@ -164,9 +182,13 @@ type Var struct {
 var Vars = []Var{
 	{
 		Name: "GHOST_NG", Aliases: []string{"CSP_NG"},
-		Accepted: "an integer from 0 to 8, smaller than the processes on every node", Default: "1",
-		Doc: "Ghost processes per node. 0 turns Ghost into a pure pass-through.",
+		Accepted: "auto, or an integer from 0 to 8, smaller than the processes on every node", Default: "auto",
+		Doc: "Ghost processes per node. auto: 1 when the job spans several nodes, 0 when it lies on one node, where every window is served in shared memory without a ghost. 0: no ghost process; windows on one node still take the node-local path, and windows that span nodes are MPICH's own (with segments realigned).",
 		set: func(c *Config, v string) bool {
+			if strings.TrimSpace(v) == "auto" {
+				c.NG = NGAuto
+				return true
+			}
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil || n < 0 || n > MaxNG {
 				return false

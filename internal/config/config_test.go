@@ -6,6 +6,22 @@ import (
 	"time"
 )
 
+func TestResolveNG(t *testing.T) {
+	tests := []struct{ ng, nodes, want int }{
+		{NGAuto, 1, 0},
+		{NGAuto, 2, 1},
+		{NGAuto, 1000, 1},
+		{0, 4, 0},
+		{2, 1, 2},
+		{1, 1, 1},
+	}
+	for _, tt := range tests {
+		if got := ResolveNG(tt.ng, tt.nodes); got != tt.want {
+			t.Errorf("ResolveNG(%d, %d) = %d, want %d", tt.ng, tt.nodes, got, tt.want)
+		}
+	}
+}
+
 func TestLoad(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -16,17 +32,18 @@ func TestLoad(t *testing.T) {
 	}{
 		{name: "defaults", want: Default()},
 		{name: "ng", env: []string{"GHOST_NG=2"}, want: Config{NG: 2, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn}},
+		{name: "ng auto", env: []string{"GHOST_NG= auto"}, want: Default()},
 		{name: "ng zero", env: []string{"GHOST_NG=0"}, want: Config{NG: 0, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn}},
 		{name: "casper alias", env: []string{"CSP_NG=3"}, want: Config{NG: 3, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn}},
 		{name: "ghost name wins", env: []string{"CSP_NG=3", "GHOST_NG=2"}, want: Config{NG: 2, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn}},
 		{name: "ng not integer", env: []string{"GHOST_NG=two"}, want: Default(),
-			problems: []string{`GHOST_NG="two" is not valid: accepted values are an integer from 0 to 8`}, errors: 1},
+			problems: []string{`GHOST_NG="two" is not valid: accepted values are auto, or an integer from 0 to 8`}, errors: 1},
 		{name: "ng negative", env: []string{"GHOST_NG=-1"}, want: Default(),
 			problems: []string{`GHOST_NG="-1" is not valid`}, errors: 1},
 		{name: "ng above the table", env: []string{"GHOST_NG=9"}, want: Default(),
-			problems: []string{`GHOST_NG="9" is not valid: accepted values are an integer from 0 to 8`}, errors: 1},
-		{name: "async off", env: []string{"GHOST_ASYNC=off"}, want: Config{NG: 1, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOff, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn}},
-		{name: "async casper alias", env: []string{"CSP_ASYNC_CONFIG=OFF"}, want: Config{NG: 1, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOff, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn}},
+			problems: []string{`GHOST_NG="9" is not valid: accepted values are auto, or an integer from 0 to 8`}, errors: 1},
+		{name: "async off", env: []string{"GHOST_ASYNC=off"}, want: Config{NG: NGAuto, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOff, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn}},
+		{name: "async casper alias", env: []string{"CSP_ASYNC_CONFIG=OFF"}, want: Config{NG: NGAuto, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOff, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn}},
 		{name: "async bad", env: []string{"GHOST_ASYNC=sometimes"}, want: Default(),
 			problems: []string{`GHOST_ASYNC="sometimes" is not valid: accepted values are on, off or auto`}, errors: 1},
 		{name: "auto with tuning", env: []string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=250ms", "GHOST_CR_LOW=0.2", "GHOST_CR_HIGH=0.8"},
@@ -46,10 +63,10 @@ func TestLoad(t *testing.T) {
 		{name: "thresholds crossed", env: []string{"GHOST_CR_LOW=0.7"},
 			want:     func() Config { c := Default(); c.CRLow = 0.7; return c }(),
 			problems: []string{"GHOST_CR_LOW=0.7 must be lower than GHOST_CR_HIGH=0.6"}, errors: 1},
-		{name: "user yield off", env: []string{"GHOST_USER_YIELD=0"}, want: Config{NG: 1, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: 0, Verbose: LevelWarn}},
+		{name: "user yield off", env: []string{"GHOST_USER_YIELD=0"}, want: Config{NG: NGAuto, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: 0, Verbose: LevelWarn}},
 		{name: "user yield bad", env: []string{"GHOST_USER_YIELD=often"}, want: Default(),
 			problems: []string{`GHOST_USER_YIELD="often" is not valid: accepted values are a non-negative integer`}, errors: 1},
-		{name: "load byte", env: []string{"GHOST_LOAD=byte"}, want: Config{NG: 1, Wait: WaitAdaptive, Load: LoadByte, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn}},
+		{name: "load byte", env: []string{"GHOST_LOAD=byte"}, want: Config{NG: NGAuto, Wait: WaitAdaptive, Load: LoadByte, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn}},
 		{name: "load bad", env: []string{"GHOST_LOAD=bytes"}, want: Default(),
 			problems: []string{`GHOST_LOAD="bytes" is not valid: accepted values are static, random, op or byte`}, errors: 1},
 		{name: "hw bypass off", env: []string{"GHOST_HW_BYPASS=OFF"}, want: func() Config { c := Default(); c.HWBypass = HWBypassOff; return c }()},
@@ -57,12 +74,12 @@ func TestLoad(t *testing.T) {
 			problems: []string{`GHOST_HW_BYPASS="yes" is not valid: accepted values are auto, on or off (default auto)`}, errors: 1},
 		{name: "bad alias names alias", env: []string{"CSP_NG=x"}, want: Default(),
 			problems: []string{`CSP_NG="x" is not valid`}, errors: 1},
-		{name: "wait modes", env: []string{"GHOST_WAIT=Yield"}, want: Config{NG: 1, Wait: WaitYield, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn}},
+		{name: "wait modes", env: []string{"GHOST_WAIT=Yield"}, want: Config{NG: NGAuto, Wait: WaitYield, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn}},
 		{name: "wait bad", env: []string{"GHOST_WAIT=sleep"}, want: Default(),
 			problems: []string{`GHOST_WAIT="sleep" is not valid: accepted values are spin, yield or adaptive`}, errors: 1},
-		{name: "verbose number", env: []string{"GHOST_VERBOSE=3"}, want: Config{NG: 1, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelDebug}},
-		{name: "verbose word", env: []string{"GHOST_VERBOSE=info"}, want: Config{NG: 1, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelInfo}},
-		{name: "profile", env: []string{"GHOST_PROFILE=on"}, want: Config{NG: 1, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn, Profile: true}},
+		{name: "verbose number", env: []string{"GHOST_VERBOSE=3"}, want: Config{NG: NGAuto, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelDebug}},
+		{name: "verbose word", env: []string{"GHOST_VERBOSE=info"}, want: Config{NG: NGAuto, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelInfo}},
+		{name: "profile", env: []string{"GHOST_PROFILE=on"}, want: Config{NG: NGAuto, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn, Profile: true}},
 		{name: "profile bad", env: []string{"GHOST_PROFILE=maybe"}, want: Default(), problems: []string{"GHOST_PROFILE"}, errors: 1},
 		{name: "unknown with suggestion", env: []string{"GHOST_NGG=1"}, want: Default(),
 			problems: []string{"GHOST_NGG is not a Ghost variable and is ignored; did you mean GHOST_NG?"}},
