@@ -132,7 +132,7 @@ void ghost_count_window(const ghost_win_t *w, int delta)
     if (!leads(w))
         return;
     GHOST_COUNT_ADD(ghost_counters_mine->windows, delta);
-    if (w->redirect)
+    if (w->redirect && !w->local)
         GHOST_COUNT_ADD(ghost_counters_mine->windows_redirected, delta);
 }
 

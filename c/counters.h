@@ -39,9 +39,10 @@ enum {
 };
 
 /* Where an operation went (path label): to a ghost of the target's node,
- * or straight to the target (redirection off, the GP other path, or a
- * hardware bypass). */
-enum { GHOST_PATH_GHOST, GHOST_PATH_DIRECT, GHOST_NPATHS };
+ * straight to the target through MPICH (redirection off, the GP other path,
+ * or a hardware bypass), or done by the origin itself in node shared memory
+ * (a node-local window, local.c). */
+enum { GHOST_PATH_GHOST, GHOST_PATH_DIRECT, GHOST_PATH_LOCAL, GHOST_NPATHS };
 
 /* Synchronization calls on redirected windows (type label). */
 enum {

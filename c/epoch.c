@@ -15,6 +15,7 @@
  *    messages on a private communicator, never the application's.
  */
 #include "counters.h"
+#include "local.h"
 #include "win.h"
 
 #include <stdio.h>
@@ -113,14 +114,14 @@ static int unlock_target(ghost_win_t *w, ghost_target_t *t, MPI_Win iw)
  * proves t's main lock granted. */
 static int flush_target(ghost_win_t *w, ghost_target_t *t, MPI_Win iw, int (*flush)(int, MPI_Win))
 {
-    int locked = t->lock_type || w->lockall == GHOST_LOCKALL_LOCKS;
+    int locked = ghost_in_lock_epoch(w, t);
     int main_rank = locked ? t->locked_rank : ghost_anchor(w, t);
     int rc = flush(main_rank, iw);
     /* GP's other path and the hardware bypass exist in the global window
      * only (see rma.c). */
     if (rc == MPI_SUCCESS && !locked && (ghost_gp_enabled || (ghost_hw_bypass && w->redirect)))
         rc = flush(main_rank == t->self ? t->bound : t->self, iw);
-    int spread = t->lock_type || w->lockall == GHOST_LOCKALL_LOCKS ? t->spread_locked : (w->redirect && spreads(t));
+    int spread = locked ? t->spread_locked : (w->redirect && spreads(t));
     if (spread)
         for (int i = 0; i < t->nghosts && rc == MPI_SUCCESS; i++)
             if (t->ghosts[i] != t->bound)
@@ -164,6 +165,8 @@ GHOST_DEFINE(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win), (
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_lock)(lock_type, rank, assert, win);
+    if (w->local)
+        return ghost_win_error(w, ghost_local_lock(w, lock_type, rank, assert));
     if (rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
     if (!valid_target(w, rank))
@@ -194,6 +197,8 @@ GHOST_DEFINE(MPI_Win_unlock, (int rank, MPI_Win win), (rank, win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_unlock)(rank, win);
+    if (w->local)
+        return ghost_win_error(w, ghost_local_unlock(w, rank));
     if (rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
     if (!valid_target(w, rank))
@@ -213,6 +218,8 @@ GHOST_DEFINE(MPI_Win_lock_all, (int assert, MPI_Win win), (assert, win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_lock_all)(assert, win);
+    if (w->local)
+        return ghost_win_error(w, ghost_local_lock_all(w, assert));
     if (w->lockall)
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
     ghost_count_sync(GHOST_SYNC_LOCK_ALL);
@@ -235,6 +242,8 @@ GHOST_DEFINE(MPI_Win_unlock_all, (MPI_Win win), (win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_unlock_all)(win);
+    if (w->local)
+        return ghost_win_error(w, ghost_local_unlock_all(w));
     int rc = MPI_SUCCESS;
     wake_all(w);
     switch (w->lockall) {
@@ -256,20 +265,6 @@ GHOST_DEFINE(MPI_Win_unlock_all, (MPI_Win win), (win), {
     return ghost_win_error(w, rc);
 })
 
-/* The internal window that holds this origin's epoch towards rank, if any. */
-static int epoch_window(ghost_win_t *w, int rank, MPI_Win *iw)
-{
-    if (w->t[rank].lock_type || w->lockall == GHOST_LOCKALL_LOCKS) {
-        *iw = w->lwin[w->t[rank].slot];
-        return MPI_SUCCESS;
-    }
-    if (w->lockall == GHOST_LOCKALL_NOCHECK || w->fence_open || w->access_open) {
-        *iw = w->gwin;
-        return MPI_SUCCESS;
-    }
-    return MPI_ERR_RMA_SYNC;
-}
-
 typedef int (*flush_fn)(int, MPI_Win);
 typedef int (*flush_all_fn)(MPI_Win);
 
@@ -278,13 +273,15 @@ static int flush_one(MPI_Win win, int rank, flush_fn real)
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return real(rank, win);
+    if (w->local)
+        return ghost_win_error(w, ghost_local_flush(w, rank));
     if (rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
     if (!valid_target(w, rank))
         return ghost_win_error(w, MPI_ERR_RANK);
     ghost_count_sync(GHOST_SYNC_FLUSH);
     MPI_Win iw;
-    int rc = epoch_window(w, rank, &iw);
+    int rc = ghost_epoch_window(w, rank, &iw);
     wake_target(w, &w->t[rank]);
     if (rc == MPI_SUCCESS)
         rc = flush_target(w, &w->t[rank], iw, real);
@@ -299,13 +296,15 @@ static int flush_every(MPI_Win win, flush_fn one, flush_all_fn all)
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return all(win);
+    if (w->local)
+        return ghost_win_error(w, ghost_local_flush(w, -1));
     ghost_count_sync(GHOST_SYNC_FLUSH);
     int rc = MPI_SUCCESS;
     wake_all(w);
     int locks = w->lockall == GHOST_LOCKALL_LOCKS || __atomic_load_n(&w->nlocked, __ATOMIC_RELAXED) > 0;
     for (int r = 0; locks && r < w->nusers && rc == MPI_SUCCESS; r++) {
         ghost_target_t *t = &w->t[r];
-        if (t->lock_type || w->lockall == GHOST_LOCKALL_LOCKS)
+        if (ghost_in_lock_epoch(w, t))
             rc = flush_target(w, t, w->lwin[t->slot], one);
     }
     if (rc == MPI_SUCCESS && (w->lockall == GHOST_LOCKALL_NOCHECK || w->fence_open || w->access_open))
@@ -336,6 +335,8 @@ GHOST_DEFINE(MPI_Win_sync, (MPI_Win win), (win), {
     if (!w)
         return GHOST_REAL(MPI_Win_sync)(win);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (w->local)
+        return MPI_SUCCESS;
     return ghost_win_error(w, GHOST_REAL(MPI_Win_sync)(w->gwin));
 })
 
@@ -361,6 +362,8 @@ GHOST_DEFINE(MPI_Win_fence, (int assert, MPI_Win win), (assert, win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_fence)(assert, win);
+    if (w->local)
+        return ghost_win_error(w, ghost_local_fence(w, assert));
     ghost_count_sync(GHOST_SYNC_FENCE);
     int rc = MPI_SUCCESS;
     wake_all(w);
@@ -424,6 +427,8 @@ GHOST_DEFINE(MPI_Win_post, (MPI_Group group, int assert, MPI_Win win), (group, a
     int rc = group_ranks(w, group, w->exposure, &n);
     if (rc != MPI_SUCCESS)
         return ghost_win_error(w, rc);
+    if (w->local)
+        return ghost_win_error(w, ghost_local_post(w, w->exposure, n, assert));
     /* Local stores before the post must be visible to the origins' gets. */
     rc = GHOST_REAL(MPI_Win_sync)(w->gwin);
     for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
@@ -443,6 +448,8 @@ GHOST_DEFINE(MPI_Win_start, (MPI_Group group, int assert, MPI_Win win), (group, 
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
     int n;
     int rc = group_ranks(w, group, w->access, &n);
+    if (w->local)
+        return ghost_win_error(w, rc != MPI_SUCCESS ? rc : ghost_local_start(w, w->access, n, assert));
     for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
         wake_target(w, &w->t[w->access[i]]);
     for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
@@ -460,6 +467,8 @@ GHOST_DEFINE(MPI_Win_complete, (MPI_Win win), (win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_complete)(win);
+    if (w->local)
+        return ghost_win_error(w, ghost_local_complete(w));
     if (!w->access_open)
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
     int rc = MPI_SUCCESS;
@@ -500,6 +509,9 @@ GHOST_DEFINE(MPI_Win_wait, (MPI_Win win), (win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_wait)(win);
+    int done;
+    if (w->local)
+        return ghost_win_error(w, ghost_local_wait(w, 1, &done));
     return ghost_win_error(w, collect_completes(w, 1));
 })
 
@@ -507,6 +519,8 @@ GHOST_DEFINE(MPI_Win_test, (MPI_Win win, int *flag), (win, flag), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_test)(win, flag);
+    if (w->local)
+        return ghost_win_error(w, ghost_local_wait(w, 0, flag));
     int rc = collect_completes(w, 0);
     *flag = (rc == MPI_SUCCESS && w->nexposure == 0);
     return ghost_win_error(w, rc);
@@ -520,19 +534,65 @@ GHOST_DEFINE(MPI_Win_free, (MPI_Win *win), (win), {
         return GHOST_REAL(MPI_Win_free)(win);
     if (w->plain)
         return ghost_win_free_plain(w, win);
+    if (w->local)
+        return ghost_local_win_free(w, win);
     return ghostWinFree(win);
 })
 
 /* A redirected window's handle is a window created over the process's own
  * segment, so base, size and disp_unit come from MPICH; the flavor and the
  * memory model are those of the window the application asked for. A plain
- * window's size was rounded up for alignment; report the size asked for. */
+ * window's size was rounded up for alignment, and a node-local window's
+ * holds its control block: report the size asked for. */
+/* A node-local window is a shared window underneath: answer with the size
+ * the owner asked for, not the one with its control block. Other windows
+ * are MPICH's answer. */
+static int shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr,
+                        int (*real)(MPI_Win, int, MPI_Aint *, MPI_Aint *, void *))
+{
+    ghost_win_t *w = ghost_win_find(win);
+    if (!w || !w->local)
+        return real(win, rank, size, disp_unit, baseptr);
+    if (rank == MPI_PROC_NULL) {
+        rank = 0;
+        while (rank < w->nusers - 1 && w->t[rank].size == 0)
+            rank++;
+    }
+    if ((unsigned)rank >= (unsigned)w->nusers)
+        return ghost_win_error(w, MPI_ERR_RANK);
+    *size = w->t[rank].size;
+    *disp_unit = w->t[rank].disp_unit;
+    *(void **)baseptr = w->t[rank].addr;
+    return MPI_SUCCESS;
+}
+
+static int real_shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr)
+{
+    int du;
+    int rc = GHOST_REAL(MPI_Win_shared_query)(win, rank, size, &du, baseptr);
+    *disp_unit = du;
+    return rc;
+}
+
+GHOST_DEFINE(MPI_Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr),
+             (win, rank, size, disp_unit, baseptr), {
+                 MPI_Aint du = 0;
+                 int rc = shared_query(win, rank, size, &du, baseptr, real_shared_query);
+                 *disp_unit = (int)du;
+                 return rc;
+             })
+
+GHOST_DEFINE(MPI_Win_shared_query_c, (MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr),
+             (win, rank, size, disp_unit, baseptr), {
+                 return shared_query(win, rank, size, disp_unit, baseptr, GHOST_REAL(MPI_Win_shared_query_c));
+             })
+
 GHOST_DEFINE(MPI_Win_get_attr, (MPI_Win win, int keyval, void *attribute_val, int *flag), (win, keyval, attribute_val, flag), {
     static int flavor_allocate = MPI_WIN_FLAVOR_ALLOCATE;
     static int model_unified = MPI_WIN_UNIFIED;
     ghost_win_t *w = ghost_win_find(win);
     if (w && (keyval == MPI_WIN_CREATE_FLAVOR || keyval == MPI_WIN_MODEL ||
-              (keyval == MPI_WIN_SIZE && w->plain))) {
+              (keyval == MPI_WIN_SIZE && (w->plain || w->local)))) {
         if (keyval == MPI_WIN_SIZE)
             *(MPI_Aint **)attribute_val = &w->size;
         else
@@ -560,7 +620,7 @@ GHOST_DEFINE(MPI_Win_set_info, (MPI_Win win, MPI_Info info), (win, info), {
     symmetric = symmetric && strcmp(sym, "true") == 0;
     if (!flag) {
         /* symmetric=true alone is an agreement point for the profiling. */
-        if (symmetric && ghost_async_auto && !w->plain) {
+        if (symmetric && ghost_async_auto && !w->plain && !w->local) {
             int agreed;
             rc = agreeing_barrier(w, &agreed);
             if (rc == MPI_SUCCESS) {
@@ -578,6 +638,8 @@ GHOST_DEFINE(MPI_Win_set_info, (MPI_Win win, MPI_Info info), (win, info), {
                             "accepted values are on or off; ignored\n", value);
         return rc;
     }
+    if (w->local) /* served in shared memory: there is no redirection to switch */
+        return rc;
     if (w->plain) {
         static int told_plain;
         if (on && !__atomic_exchange_n(&told_plain, 1, __ATOMIC_RELAXED))

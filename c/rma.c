@@ -14,24 +14,10 @@
  * allocations) are forwarded untouched after one table lookup.
  */
 #include "counters.h"
+#include "local.h"
 #include "win.h"
 
 #include <stdlib.h>
-
-/* Picks the internal window for an operation to target t in the current
- * epoch, or says there is no epoch. */
-static inline int route(ghost_win_t *w, int t, MPI_Win *iw)
-{
-    if (w->t[t].lock_type || w->lockall == GHOST_LOCKALL_LOCKS) {
-        *iw = w->lwin[w->t[t].slot];
-        return MPI_SUCCESS;
-    }
-    if (w->lockall == GHOST_LOCKALL_NOCHECK || w->fence_open || w->access_open) {
-        *iw = w->gwin;
-        return MPI_SUCCESS;
-    }
-    return MPI_ERR_RMA_SYNC;
-}
 
 /* Translates (target rank, displacement) into (ghost, byte displacement,
  * internal window). MPI_PROC_NULL stays MPI_PROC_NULL on the global window,
@@ -45,7 +31,7 @@ static inline int translate(ghost_win_t *w, int *rank, MPI_Aint *disp, MPI_Win *
     }
     if ((unsigned)*rank >= (unsigned)w->nusers)
         return MPI_ERR_RANK;
-    int rc = route(w, *rank, iw);
+    int rc = ghost_epoch_window(w, *rank, iw);
     if (rc != MPI_SUCCESS)
         return rc;
     const ghost_target_t *t = &w->t[*rank];
@@ -66,7 +52,7 @@ static inline int may_spread(ghost_win_t *w, const ghost_target_t *t)
 {
     if (ghost_load_policy == GHOST_LOAD_STATIC || t->nghosts < 2 || !w->redirect)
         return 0;
-    if (t->lock_type || w->lockall == GHOST_LOCKALL_LOCKS)
+    if (ghost_in_lock_epoch(w, t))
         return t->spread_locked && __atomic_load_n(&t->granted, __ATOMIC_ACQUIRE);
     return 1; /* the global window: every ghost is under lock_all(NOCHECK) */
 }
@@ -104,7 +90,7 @@ static inline int pick_ghost(ghost_target_t *t, MPI_Aint bytes)
  * follow the agreed state. */
 static inline int gp_other_path(ghost_win_t *w, const ghost_target_t *t)
 {
-    if (!ghost_gp_enabled || t->lock_type || w->lockall == GHOST_LOCKALL_LOCKS)
+    if (!ghost_gp_enabled || ghost_in_lock_epoch(w, t))
         return 0;
     return ghost_gp_vote_of(t->world) == (w->redirect ? GHOST_VOTE_OFF : GHOST_VOTE_ON);
 }
@@ -127,8 +113,7 @@ static inline int hw_direct(ghost_win_t *w, int target, MPI_Datatype otype, MPI_
     if (__builtin_expect(!ghost_hw_bypass, 1) || !w->redirect || !GHOST_BUILTIN_TYPE(otype) ||
         !GHOST_BUILTIN_TYPE(ttype) || (unsigned)target >= (unsigned)w->nusers)
         return 0;
-    MPI_Win iw;
-    return route(w, target, &iw) == MPI_SUCCESS && iw == w->gwin;
+    return ghost_epoch_of(w, target) == GHOST_EPOCH_IN_GLOBAL;
 }
 
 /* translate for PUT and GET, which may bypass the ghosts (GHOST_HW_BYPASS),
@@ -189,15 +174,18 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
     } while (0)
 
 /* The shape shared by every operation: look the window up, forward if it is
- * not ours, translate, call MPICH on the internal window, count, and raise
- * errors on the application's window. rank is the variable the translation
- * rewrites; bytes is evaluated only for an operation that is counted. */
-#define REDIRECT(op, bytes, fn, win, rank, disp, ...) REDIRECT_WITH(translate(w_, &rank, &disp, &iw_), op, rank, bytes, fn, win, __VA_ARGS__)
-#define REDIRECT_WITH(translation, op, rank, bytes, fn, win, ...)            \
+ * not ours, hand a node-local window to local.c (local), else translate,
+ * call MPICH on the internal window, count, and raise errors on the
+ * application's window. rank is the variable the translation rewrites;
+ * bytes is evaluated only for an operation that is counted. */
+#define REDIRECT(local_call, op, bytes, fn, win, rank, disp, ...) REDIRECT_WITH(local_call, translate(w_, &rank, &disp, &iw_), op, rank, bytes, fn, win, __VA_ARGS__)
+#define REDIRECT_WITH(local_call, translation, op, rank, bytes, fn, win, ...)     \
     do {                                                                     \
         ghost_win_t *w_ = ghost_redirected(win);                               \
         if (!w_)                                                             \
             return GHOST_REAL(fn)(__VA_ARGS__, win);                         \
+        if (w_->local)                                                       \
+            return ghost_win_error(w_, local_call);                               \
         MPI_Win iw_;                                                         \
         const int target_ = rank;                                            \
         int rc_ = translation;                                               \
@@ -208,12 +196,19 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
         return ghost_win_error(w_, rc_);                                     \
     } while (0)
 
-#define REDIRECT_REQ(op, bytes, fn, win, req, rank, disp, ...) REDIRECT_REQ_WITH(translate(w_, &rank, &disp, &iw_), op, rank, bytes, fn, win, req, __VA_ARGS__)
-#define REDIRECT_REQ_WITH(translation, op, rank, bytes, fn, win, req, ...)   \
+/* A node-local operation followed by its (already complete) request. */
+#define LOCAL_REQ(call, req) ((rc_local_ = (call)) == MPI_SUCCESS ? ghost_local_request(req) : rc_local_)
+
+#define REDIRECT_REQ(local_call, op, bytes, fn, win, req, rank, disp, ...) REDIRECT_REQ_WITH(local_call, translate(w_, &rank, &disp, &iw_), op, rank, bytes, fn, win, req, __VA_ARGS__)
+#define REDIRECT_REQ_WITH(local_call, translation, op, rank, bytes, fn, win, req, ...) \
     do {                                                                     \
         ghost_win_t *w_ = ghost_redirected(win);                               \
         if (!w_)                                                             \
             return GHOST_REAL(fn)(__VA_ARGS__, win, req);                    \
+        if (w_->local) {                                                     \
+            int rc_local_;                                                   \
+            return ghost_win_error(w_, LOCAL_REQ(local_call, req));               \
+        }                                                                    \
         MPI_Win iw_;                                                         \
         const int target_ = rank;                                            \
         int rc_ = translation;                                               \
@@ -224,7 +219,7 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
         return ghost_win_error(w_, rc_);                                     \
     } while (0)
 
-#define PUT_LIKE(name, op, addr_t, count_t)                                                   \
+#define PUT_LIKE(name, op, local_fn, addr_t, count_t)                                            \
     GHOST_DEFINE(name,                                                                       \
                  (addr_t origin_addr, count_t origin_count, MPI_Datatype origin_datatype,    \
                   int target_rank, MPI_Aint target_disp, count_t target_count,               \
@@ -232,7 +227,9 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                  (origin_addr, origin_count, origin_datatype, target_rank, target_disp,      \
                   target_count, target_datatype, win),                                       \
                  {                                                                           \
-                     REDIRECT_WITH(translate_spread(w_, &target_rank, &target_disp, &iw_,   \
+                     REDIRECT_WITH(local_fn(w_, origin_addr, origin_count, origin_datatype,    \
+                                         target_rank, target_disp, target_count, target_datatype), \
+                                   translate_spread(w_, &target_rank, &target_disp, &iw_,   \
                                                     origin_count, origin_datatype,           \
                                                     target_datatype),                        \
                                    op, target_rank, ghost_type_bytes(target_count, target_datatype), \
@@ -240,7 +237,7 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                                    target_rank, target_disp, target_count, target_datatype);  \
                  })
 
-#define RPUT_LIKE(name, op, addr_t, count_t)                                                   \
+#define RPUT_LIKE(name, op, local_fn, addr_t, count_t)                                            \
     GHOST_DEFINE(name,                                                                       \
                  (addr_t origin_addr, count_t origin_count, MPI_Datatype origin_datatype,    \
                   int target_rank, MPI_Aint target_disp, count_t target_count,               \
@@ -248,7 +245,10 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                  (origin_addr, origin_count, origin_datatype, target_rank, target_disp,      \
                   target_count, target_datatype, win, request),                              \
                  {                                                                           \
-                     REDIRECT_REQ_WITH(translate_spread(w_, &target_rank, &target_disp,     \
+                     REDIRECT_REQ_WITH(local_fn(w_, origin_addr, origin_count, origin_datatype, \
+                                             target_rank, target_disp, target_count,          \
+                                             target_datatype),                                \
+                                       translate_spread(w_, &target_rank, &target_disp,     \
                                                         &iw_, origin_count, origin_datatype,  \
                                                         target_datatype),                     \
                                        op, target_rank, ghost_type_bytes(target_count, target_datatype), \
@@ -265,7 +265,11 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                  (origin_addr, origin_count, origin_datatype, target_rank, target_disp,      \
                   target_count, target_datatype, op, win),                                   \
                  {                                                                           \
-                     REDIRECT(GHOST_OP_ACC, ghost_type_bytes(target_count, target_datatype), \
+                     REDIRECT(ghost_local_acc(w_, GHOST_OP_ACC, origin_addr, origin_count,  \
+                                              origin_datatype, NULL, 0, MPI_DATATYPE_NULL,    \
+                                              target_rank, target_disp, target_count,         \
+                                              target_datatype, op),                           \
+                              GHOST_OP_ACC, ghost_type_bytes(target_count, target_datatype), \
                               name, win, target_rank, target_disp, origin_addr, origin_count, \
                               origin_datatype, target_rank, target_disp, target_count,       \
                               target_datatype, op);                                          \
@@ -280,7 +284,11 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                  (origin_addr, origin_count, origin_datatype, target_rank, target_disp,      \
                   target_count, target_datatype, op, win, request),                          \
                  {                                                                           \
-                     REDIRECT_REQ(GHOST_OP_ACC, ghost_type_bytes(target_count, target_datatype), \
+                     REDIRECT_REQ(ghost_local_acc(w_, GHOST_OP_ACC, origin_addr, origin_count, \
+                                                  origin_datatype, NULL, 0, MPI_DATATYPE_NULL, \
+                                                  target_rank, target_disp, target_count,      \
+                                                  target_datatype, op),                        \
+                                  GHOST_OP_ACC, ghost_type_bytes(target_count, target_datatype), \
                                   name, win, request, target_rank, target_disp, origin_addr, \
                                   origin_count, origin_datatype, target_rank, target_disp,   \
                                   target_count, target_datatype, op);                        \
@@ -296,7 +304,11 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                   result_datatype, target_rank, target_disp, target_count, target_datatype,  \
                   op, win),                                                                  \
                  {                                                                           \
-                     REDIRECT(GHOST_OP_GET_ACC, ghost_type_bytes(target_count, target_datatype), \
+                     REDIRECT(ghost_local_acc(w_, GHOST_OP_GET_ACC, origin_addr, origin_count, \
+                                              origin_datatype, result_addr, result_count,     \
+                                              result_datatype, target_rank, target_disp,      \
+                                              target_count, target_datatype, op),             \
+                              GHOST_OP_GET_ACC, ghost_type_bytes(target_count, target_datatype), \
                               name, win, target_rank, target_disp, origin_addr, origin_count, \
                               origin_datatype, result_addr, result_count, result_datatype,   \
                               target_rank, target_disp, target_count, target_datatype, op);  \
@@ -313,21 +325,25 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                   result_datatype, target_rank, target_disp, target_count, target_datatype,  \
                   op, win, request),                                                         \
                  {                                                                           \
-                     REDIRECT_REQ(GHOST_OP_GET_ACC, ghost_type_bytes(target_count, target_datatype), \
+                     REDIRECT_REQ(ghost_local_acc(w_, GHOST_OP_GET_ACC, origin_addr,         \
+                                                  origin_count, origin_datatype, result_addr,  \
+                                                  result_count, result_datatype, target_rank,  \
+                                                  target_disp, target_count, target_datatype, op), \
+                                  GHOST_OP_GET_ACC, ghost_type_bytes(target_count, target_datatype), \
                                   name, win, request, target_rank, target_disp, origin_addr, \
                                   origin_count, origin_datatype, result_addr, result_count,  \
                                   result_datatype, target_rank, target_disp, target_count,   \
                                   target_datatype, op);                                      \
                  })
 
-PUT_LIKE(MPI_Put, GHOST_OP_PUT, const void *, int)
-PUT_LIKE(MPI_Put_c, GHOST_OP_PUT, const void *, MPI_Count)
-PUT_LIKE(MPI_Get, GHOST_OP_GET, void *, int)
-PUT_LIKE(MPI_Get_c, GHOST_OP_GET, void *, MPI_Count)
-RPUT_LIKE(MPI_Rput, GHOST_OP_PUT, const void *, int)
-RPUT_LIKE(MPI_Rput_c, GHOST_OP_PUT, const void *, MPI_Count)
-RPUT_LIKE(MPI_Rget, GHOST_OP_GET, void *, int)
-RPUT_LIKE(MPI_Rget_c, GHOST_OP_GET, void *, MPI_Count)
+PUT_LIKE(MPI_Put, GHOST_OP_PUT, ghost_local_put, const void *, int)
+PUT_LIKE(MPI_Put_c, GHOST_OP_PUT, ghost_local_put, const void *, MPI_Count)
+PUT_LIKE(MPI_Get, GHOST_OP_GET, ghost_local_get, void *, int)
+PUT_LIKE(MPI_Get_c, GHOST_OP_GET, ghost_local_get, void *, MPI_Count)
+RPUT_LIKE(MPI_Rput, GHOST_OP_PUT, ghost_local_put, const void *, int)
+RPUT_LIKE(MPI_Rput_c, GHOST_OP_PUT, ghost_local_put, const void *, MPI_Count)
+RPUT_LIKE(MPI_Rget, GHOST_OP_GET, ghost_local_get, void *, int)
+RPUT_LIKE(MPI_Rget_c, GHOST_OP_GET, ghost_local_get, void *, MPI_Count)
 ACC_LIKE(MPI_Accumulate, int)
 ACC_LIKE(MPI_Accumulate_c, MPI_Count)
 RACC_LIKE(MPI_Raccumulate, int)
@@ -342,7 +358,9 @@ GHOST_DEFINE(MPI_Fetch_and_op,
               MPI_Aint target_disp, MPI_Op op, MPI_Win win),
              (origin_addr, result_addr, datatype, target_rank, target_disp, op, win),
              {
-                 REDIRECT(GHOST_OP_FOP, ghost_type_bytes(1, datatype), MPI_Fetch_and_op, win, target_rank, target_disp, origin_addr,
+                 REDIRECT(ghost_local_acc(w_, GHOST_OP_FOP, origin_addr, 1, datatype, result_addr, 1,
+                                          datatype, target_rank, target_disp, 1, datatype, op),
+                          GHOST_OP_FOP, ghost_type_bytes(1, datatype), MPI_Fetch_and_op, win, target_rank, target_disp, origin_addr,
                           result_addr, datatype, target_rank, target_disp, op);
              })
 
@@ -351,6 +369,8 @@ GHOST_DEFINE(MPI_Compare_and_swap,
               MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win),
              (origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win),
              {
-                 REDIRECT(GHOST_OP_CAS, ghost_type_bytes(1, datatype), MPI_Compare_and_swap, win, target_rank, target_disp, origin_addr,
+                 REDIRECT(ghost_local_cas(w_, origin_addr, compare_addr, result_addr, datatype,
+                                          target_rank, target_disp),
+                          GHOST_OP_CAS, ghost_type_bytes(1, datatype), MPI_Compare_and_swap, win, target_rank, target_disp, origin_addr,
                           compare_addr, result_addr, datatype, target_rank, target_disp);
              })

@@ -101,7 +101,9 @@ int ghost_win_states(int64_t *ids, int *states, int max)
             continue;
         const ghost_win_t *w = table[i].w;
         ids[n] = w->id;
-        states[n] = w->plain ? GHOST_STATE_PLAIN : __atomic_load_n(&w->redirect, __ATOMIC_RELAXED);
+        states[n] = w->plain ? GHOST_STATE_PLAIN
+                    : w->local ? GHOST_STATE_LOCAL
+                               : __atomic_load_n(&w->redirect, __ATOMIC_RELAXED);
         n++;
     }
     pthread_mutex_unlock(&table_lock);
@@ -131,6 +133,7 @@ void ghost_win_delete(ghost_win_t *w)
     free(w->t);
     free(w->access);
     free(w->exposure);
+    free(w->seen);
     free(w->lwin);
     free(w);
 }
@@ -256,10 +259,12 @@ static int win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm co
     return ghostWinAllocate(size, disp_unit, info, comm, baseptr, win);
 }
 
+int ghost_windows_managed = 0;
+
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                       MPI_Win *win)
 {
-    if (ghost_user_world == MPI_COMM_WORLD) /* GHOST_NG=0: pure pass-through */
+    if (!ghost_windows_managed) /* before MPI_Init, or GHOST_NG=0 with GHOST_NODE_LOCAL=off */
         return GHOST_REAL(MPI_Win_allocate)(size, disp_unit, info, comm, baseptr, win);
     return win_allocate(size, disp_unit, info, comm, baseptr, win);
 }
@@ -269,7 +274,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                         void *baseptr, MPI_Win *win)
 {
-    if (ghost_user_world == MPI_COMM_WORLD)
+    if (!ghost_windows_managed)
         return GHOST_REAL(MPI_Win_allocate_c)(size, disp_unit, info, comm, baseptr, win);
     if (disp_unit <= 0 || disp_unit > 0x7fffffff)
         return MPI_ERR_DISP;

@@ -66,6 +66,10 @@ typedef struct {
     int granted;               /* that lock is known acquired: PUT/GET may spread */
     unsigned next;             /* GHOST_LOAD=op: round-robin position */
     uint64_t bytes[GHOST_MAX_NG]; /* GHOST_LOAD=byte: bytes sent to each ghost */
+    /* Node-local windows (local.c) only. */
+    char *addr;                /* its segment, mapped in this process */
+    struct ghost_local_ctl *ctl; /* its control block */
+    int nocheck;               /* this origin's lock on it was MPI_MODE_NOCHECK: nothing held */
 } ghost_target_t;
 
 /* GHOST_LOAD: how PUT/GET spread over a node's ghosts (config.LoadPolicy). */
@@ -80,6 +84,7 @@ extern int ghost_load_policy;
 typedef struct ghost_win {
     MPI_Win user;      /* the handle the application holds */
     int plain;         /* async_config=off: MPICH's own window, only realigned */
+    int local;         /* the group lies on one node: served in shared memory (local.c) */
     int64_t id;        /* job-wide window id, known to the ghosts */
     int nusers, rank;  /* size of and rank in the window's communicator */
     void *base;        /* this process's segment */
@@ -107,6 +112,10 @@ typedef struct ghost_win {
     int naccess;
     int *exposure;     /* PSCW: ranks of the post group still to complete */
     int nexposure;
+    /* Node-local windows: the PSCW posts and completes this process has
+     * consumed, by rank (2 * nusers), and its barrier sense. */
+    uint32_t *seen;
+    uint32_t bar_sense;
 } ghost_win_t;
 
 /* The rank that carries this origin's operations to t in the window's
@@ -118,6 +127,37 @@ static inline int ghost_anchor(const ghost_win_t *w, const ghost_target_t *t)
 static inline MPI_Aint ghost_anchor_base(const ghost_win_t *w, const ghost_target_t *t)
 {
     return w->redirect ? t->offset : 0;
+}
+
+/* The one place that says which epoch covers this origin's operations to
+ * target r: a lock window epoch (a lock on r, or a lock_all made of
+ * per-target locks), the global window's (lock_all(NOCHECK), an open fence
+ * epoch or a PSCW access epoch), or none. */
+enum { GHOST_EPOCH_NONE = 0, GHOST_EPOCH_IN_LOCK, GHOST_EPOCH_IN_GLOBAL };
+static inline int ghost_in_lock_epoch(const ghost_win_t *w, const ghost_target_t *t)
+{
+    return t->lock_type || w->lockall == GHOST_LOCKALL_LOCKS;
+}
+static inline int ghost_epoch_of(const ghost_win_t *w, int r)
+{
+    if (ghost_in_lock_epoch(w, &w->t[r]))
+        return GHOST_EPOCH_IN_LOCK;
+    if (w->lockall == GHOST_LOCKALL_NOCHECK || w->fence_open || w->access_open)
+        return GHOST_EPOCH_IN_GLOBAL;
+    return GHOST_EPOCH_NONE;
+}
+/* The internal window that carries that epoch (redirected windows only). */
+static inline int ghost_epoch_window(const ghost_win_t *w, int r, MPI_Win *iw)
+{
+    switch (ghost_epoch_of(w, r)) {
+    case GHOST_EPOCH_IN_LOCK:
+        *iw = w->lwin[w->t[r].slot];
+        return MPI_SUCCESS;
+    case GHOST_EPOCH_IN_GLOBAL:
+        *iw = w->gwin;
+        return MPI_SUCCESS;
+    }
+    return MPI_ERR_RMA_SYNC;
 }
 
 /* Makes sure the ghost at index i of t's node is awake: a doorbell for a
@@ -138,8 +178,8 @@ void ghost_win_unregister(ghost_win_t *w);
 ghost_win_t *ghost_win_find(MPI_Win handle);
 /* The windows alive in this process, for the trace: their ids and states
  * (1 redirected, 0 direct, GHOST_STATE_PLAIN for async_config=off
- * windows). Returns how many were written, at most max. */
-enum { GHOST_STATE_PLAIN = 2 };
+ * windows, GHOST_STATE_LOCAL for node-local ones). Returns how many were written, at most max. */
+enum { GHOST_STATE_PLAIN = 2, GHOST_STATE_LOCAL = 3 };
 int ghost_win_states(int64_t *ids, int *states, int max);
 
 /* The redirected window behind handle, or NULL for any window whose
@@ -175,6 +215,11 @@ int ghost_unlock(int rank, MPI_Win win);
 int ghost_lock_all_nocheck(MPI_Win win);
 int ghost_unlock_all(MPI_Win win);
 enum { GHOST_WIN_NULL = MPI_WIN_NULL, GHOST_COMM_NULL = MPI_COMM_NULL };
+
+/* Nonzero once MPI_Win_allocate goes through Ghost (ghostWinAllocate): after
+ * the split, and under GHOST_NG=0 for the node-local path. Set by Go at
+ * MPI_Init. */
+extern int ghost_windows_managed;
 
 /* Entry points into Go. */
 extern int ghostWinAllocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,

@@ -6355,31 +6355,7 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 }
 int MPI_Win_set_name(MPI_Win win, const char *win_name) __attribute__((alias("PMPI_Win_set_name")));
 
-int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Win_shared_query)(win, rank, size, disp_unit, baseptr);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Win_shared_query)(win, rank, size, disp_unit, baseptr);
-}
-int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr) __attribute__((alias("PMPI_Win_shared_query")));
-
-int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Win_shared_query_c)(win, rank, size, disp_unit, baseptr);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Win_shared_query_c)(win, rank, size, disp_unit, baseptr);
-}
-int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr) __attribute__((alias("PMPI_Win_shared_query_c")));
-
-// 530 generated wrappers.
+// 528 generated wrappers.
 
 /* ---- real functions ---- */
 

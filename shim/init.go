@@ -106,9 +106,12 @@ func ghostAfterInit(provided C.int) C.int {
 
 	if cfg.NG == 0 {
 		setupProfiling(cfg)
+		// Without ghosts, Ghost still serves windows that lie on one node.
+		C.ghost_windows_managed = boolInt(!cfg.NodeLocalOff)
 		if self.worldRank == 0 {
-			self.log.infof("GHOST_NG=0: pass-through, no ghost processes")
+			self.log.infof("GHOST_NG=0: no ghost processes; node-local windows %s", onOff(!cfg.NodeLocalOff))
 		}
+		C.ghost_yield_after = 0
 		C.PMPI_Comm_free(&self.node)
 		return C.MPI_SUCCESS
 	}
@@ -151,6 +154,7 @@ func ghostAfterInit(provided C.int) C.int {
 	setupProfiling(cfg)
 	commSetName(group, "MPI_COMM_WORLD")
 	C.ghost_user_world = group
+	C.ghost_windows_managed = 1
 	if rc := C.ghost_errhandler_setup(); rc != C.MPI_SUCCESS {
 		return rc
 	}

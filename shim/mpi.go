@@ -34,25 +34,26 @@ func allgatherInt(c C.MPI_Comm, v int) []int {
 	return out
 }
 
-func allreduceMinInt(c C.MPI_Comm, v int) int {
-	in, out := C.int(v), C.int(0)
-	C.PMPI_Allreduce(unsafe.Pointer(&in), unsafe.Pointer(&out), 1, C.MPI_INT, C.MPI_MIN, c)
-	return int(out)
-}
+func allreduceMinInt(c C.MPI_Comm, v int) int { return allreduceMinInts(c, v)[0] }
 
 // allreduceSumInts sums each of values over c.
-func allreduceSumInts(c C.MPI_Comm, values ...int) []int {
+func allreduceSumInts(c C.MPI_Comm, values ...int) []int { return allreduceInts(c, C.MPI_SUM, values) }
+
+// allreduceMinInts takes the minimum of each of values over c.
+func allreduceMinInts(c C.MPI_Comm, values ...int) []int { return allreduceInts(c, C.MPI_MIN, values) }
+
+func allreduceInts(c C.MPI_Comm, op C.MPI_Op, values []int) []int {
 	in := make([]C.int, len(values))
 	for i, v := range values {
 		in[i] = C.int(v)
 	}
 	out := make([]C.int, len(values))
-	C.PMPI_Allreduce(unsafe.Pointer(&in[0]), unsafe.Pointer(&out[0]), C.int(len(values)), C.MPI_INT, C.MPI_SUM, c)
-	sums := make([]int, len(values))
+	C.PMPI_Allreduce(unsafe.Pointer(&in[0]), unsafe.Pointer(&out[0]), C.int(len(values)), C.MPI_INT, op, c)
+	res := make([]int, len(values))
 	for i, v := range out {
-		sums[i] = int(v)
+		res[i] = int(v)
 	}
-	return sums
+	return res
 }
 
 func bcastInt(c C.MPI_Comm, v int, root int) int {

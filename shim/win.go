@@ -2,6 +2,7 @@ package main
 
 // #include <stdlib.h>
 // #include "win.h"
+// #include "local.h"
 // #include "counters.h"
 import "C"
 
@@ -72,7 +73,14 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 			self.log.warnf("MPI_Win_allocate: %v", p)
 		}
 	}
-	if hints.Async == redirect.AsyncOff || (hints.Async == redirect.AsyncDefault && self.cfg.Async == config.AsyncOff) {
+	// A window on one node needs no ghost and no MPI on its data path,
+	// whatever its async_config: the origins serve it in shared memory.
+	asyncOff := hints.Async == redirect.AsyncOff || (hints.Async == redirect.AsyncDefault && self.cfg.Async == config.AsyncOff)
+	if !self.cfg.NodeLocalOff && onOneNode(comm) {
+		return C.ghost_local_win_allocate(size, dispUnit, info, comm, C.int(hints.Epochs), boolInt(!asyncOff),
+			boolInt(hints.NoLocalLoadStore), baseptr, win)
+	}
+	if !self.split || asyncOff {
 		return C.ghost_win_allocate_plain(size, dispUnit, info, comm, baseptr, win)
 	}
 
@@ -171,6 +179,17 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	*(*unsafe.Pointer)(baseptr) = iw.base
 	*win = w.user
 	return C.MPI_SUCCESS
+}
+
+// onOneNode reports whether every process of comm lies on this process's
+// node (collective over comm, unless the whole job lies on one node).
+func onOneNode(comm C.MPI_Comm) bool {
+	if len(self.layout.Nodes) == 1 {
+		return true
+	}
+	node := self.layout.NodeOf[self.worldRank]
+	extremes := allreduceMinInts(comm, node, -node)
+	return extremes[0] == -extremes[1]
 }
 
 // ghostWinFree runs MPI_Win_free of a redirected window for a user process.

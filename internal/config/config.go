@@ -138,6 +138,9 @@ type Config struct {
 	MetricsTextfile string
 	// Pprof adds Go's /debug/pprof/ to the metrics endpoint (GHOST_PPROF).
 	Pprof bool
+	// NodeLocalOff turns the node-local path off (GHOST_NODE_LOCAL=off):
+	// windows on one node are then built like windows that span nodes.
+	NodeLocalOff bool
 }
 
 // DefaultMetricsAddr is GHOST_METRICS_ADDR's default: loopback only.
@@ -338,6 +341,17 @@ var Vars = []Var{
 		Name: "GHOST_METRICS_TEXTFILE", Accepted: "an existing directory the job may create files in", Default: "unset (no record)",
 		Doc: "At finalize, the first ghost of each node writes the node's final metrics to ghost_node<N>.prom in this directory, in node_exporter's textfile format, atomically (a temporary file, then a rename). `ghost report DIR` summarizes them.",
 		set: func(c *Config, v string) bool { return parsePath(v, &c.MetricsTextfile) },
+	},
+	{
+		Name: "GHOST_NODE_LOCAL", Accepted: "on or off (also 1/0, true/false)", Default: "on",
+		Doc: "on: an MPI_Win_allocate window whose processes all lie on one node is served in the node's shared memory by the origins themselves, with no ghost and no MPI progress involved (docs/design.md, the node-local path). off: such windows are built like windows that span nodes: through the ghosts, or MPICH's own when there are none. For comparisons and as an escape hatch.",
+		set: func(c *Config, v string) bool {
+			b, ok := ParseBool(v)
+			if ok {
+				c.NodeLocalOff = !b
+			}
+			return ok
+		},
 	},
 	{
 		Name: "GHOST_PPROF", Accepted: "0 or 1 (also off/on, false/true)", Default: "0",

@@ -32,6 +32,8 @@ func TestLoad(t *testing.T) {
 	}{
 		{name: "defaults", want: Default()},
 		{name: "ng", env: []string{"GHOST_NG=2"}, want: Config{NG: 2, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn}},
+		{name: "node-local off", env: []string{"GHOST_NODE_LOCAL=off"}, want: func() Config { c := Default(); c.NodeLocalOff = true; return c }()},
+		{name: "node-local bad", env: []string{"GHOST_NODE_LOCAL=maybe"}, want: Default(), problems: []string{`GHOST_NODE_LOCAL="maybe" is not valid`}, errors: 1},
 		{name: "ng auto", env: []string{"GHOST_NG= auto"}, want: Default()},
 		{name: "ng zero", env: []string{"GHOST_NG=0"}, want: Config{NG: 0, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn}},
 		{name: "casper alias", env: []string{"CSP_NG=3"}, want: Config{NG: 3, Wait: WaitAdaptive, Load: LoadStatic, HWBypass: HWBypassAuto, Async: AsyncOn, PredictInterval: time.Second, CRLow: 0.3, CRHigh: 0.6, GSyncInterval: 2 * time.Second, UserYield: DefaultUserYield, Verbose: LevelWarn}},

@@ -15,7 +15,7 @@ var (
 	// variants count as their plain operation.
 	Ops = []string{"put", "get", "acc", "get_acc", "fop", "cas"}
 	// Paths say where an operation went (path label).
-	Paths = []string{"ghost", "direct"}
+	Paths = []string{"ghost", "direct", "local"}
 	// SyncTypes are the synchronization calls counted (type label).
 	SyncTypes = []string{"lock", "lock_all", "fence", "pscw_start", "pscw_post", "flush"}
 	// Directions are the adaptation transitions (direction label):
@@ -25,7 +25,7 @@ var (
 
 const (
 	NOps        = 6
-	NPaths      = 2
+	NPaths      = 3
 	NSyncs      = 6
 	NDirections = 2
 )

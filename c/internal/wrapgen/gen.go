@@ -93,6 +93,7 @@ var Interposed = []string{
 	"MPI_Win_sync", "MPI_Win_fence",
 	"MPI_Win_post", "MPI_Win_start", "MPI_Win_complete", "MPI_Win_wait", "MPI_Win_test",
 	"MPI_Win_free", "MPI_Win_get_attr", "MPI_Win_get_info", "MPI_Win_set_info",
+	"MPI_Win_shared_query", "MPI_Win_shared_query_c",
 }
 
 // Output files, relative to c/.
