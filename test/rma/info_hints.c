@@ -181,7 +181,12 @@ int main(int argc, char **argv)
         win = make("async_config", async[a], NULL, NULL, &w);
         use(win, w, a ? "lock" : "fence", 0);
         info_value(win, "async_config", val, sizeof(val));
-        CHECK(val[0] == 0 || !strcmp(val, async[a]), "async_config reads back as \"%s\"", val);
+        /* Without ghosts (GHOST_NG=0), a window that spans nodes is MPICH's
+         * own and says so. */
+        const char *ng = getenv("GHOST_NG");
+        int no_ghosts = ng && !strcmp(ng, "0");
+        CHECK(val[0] == 0 || !strcmp(val, async[a]) || (no_ghosts && !strcmp(val, "off")),
+              "async_config reads back as \"%s\"", val);
         MPI_Win_free(&win);
     }
 
