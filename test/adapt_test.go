@@ -29,7 +29,10 @@ func TestProfilingSwitchesByPhase(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := ghostRun(t, job{users: c.users, ghosts: 1, hosts: c.hosts,
-				env:  []string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=100ms", "GHOST_GSYNC_INT=" + c.gsync, "GHOST_VERBOSE=info"},
+				env: []string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=100ms", "GHOST_GSYNC_INT=" + c.gsync, "GHOST_VERBOSE=info",
+					// On one node the window would be node-local, with
+					// nothing to adapt: test the ghost path there too.
+					"GHOST_NODE_LOCAL=off"},
 				args: []string{bin, "6", "300"}})
 			if c.gsync != "0" {
 				m := exchanges.FindAllStringSubmatch(r.stderr, -1)

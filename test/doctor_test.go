@@ -105,7 +105,9 @@ func TestHWBypassTakesDirectPath(t *testing.T) {
 		{"GHOST_HW_BYPASS=auto", true},
 		{"GHOST_HW_BYPASS=on", false},
 	} {
-		r := ghostRun(t, job{users: 2, ghosts: 1, env: []string{tc.env}, args: []string{bin, "put-lockall", "0.5"}})
+		// The bypass concerns the ghost path, which a one-node window takes
+		// only with the node-local path off.
+		r := ghostRun(t, job{users: 2, ghosts: 1, env: []string{tc.env, "GHOST_NODE_LOCAL=off"}, args: []string{bin, "put-lockall", "0.5"}})
 		if r.code != 0 || !strings.Contains(r.stdout, "value=42") {
 			t.Fatalf("%s: probe failed:\n%s", tc.env, r)
 		}

@@ -60,8 +60,8 @@ func TestPassThrough(t *testing.T) {
 	expectChecks(t, plain, 3)
 	ghost := ghostRun(t, job{users: 3, ghosts: 0, env: []string{"GHOST_VERBOSE=info"}, args: []string{bin, "3", "3"}})
 	expectChecks(t, ghost, 3)
-	if len(ghostLines(ghost.stderr, "pass-through")) != 1 {
-		t.Errorf("no pass-through notice:\n%s", ghost)
+	if len(ghostLines(ghost.stderr, "no ghost processes")) != 1 {
+		t.Errorf("no notice of GHOST_NG=0:\n%s", ghost)
 	}
 	if len(ghostLines(ghost.stderr, "ghost 0 of node")) != 0 {
 		t.Errorf("a ghost ran under GHOST_NG=0:\n%s", ghost)
@@ -124,7 +124,8 @@ func TestBadConfiguration(t *testing.T) {
 		env   []string
 		want  []string // substrings of the one error line
 	}{
-		{"not an integer", 3, []string{"GHOST_NG=abc"}, []string{`GHOST_NG="abc" is not valid`, "an integer from 0 to 8"}},
+		{"not an integer", 3, []string{"GHOST_NG=abc"}, []string{`GHOST_NG="abc" is not valid`, "auto, or an integer from 0 to 8"}},
+		{"bad node-local", 3, []string{"GHOST_NODE_LOCAL=sometimes"}, []string{`GHOST_NODE_LOCAL="sometimes" is not valid`, "on or off"}},
 		{"negative", 3, []string{"GHOST_NG=-1"}, []string{`GHOST_NG="-1" is not valid`}},
 		{"casper alias", 3, []string{"CSP_NG=x"}, []string{`CSP_NG="x" is not valid`}},
 		{"no user left", 2, []string{"GHOST_NG=2"}, []string{"GHOST_NG=2 leaves no user process on node 0", "accepted values are 0 to 1"}},

@@ -20,37 +20,53 @@ var (
 // malloc keeps after a window's internal objects are freed), users 30-50 kB.
 const maxGrowthKB = 512
 
-// 10^6 mixed operations through the ghosts, made twice, leave no process
-// bigger after the second time than after the first: neither the users nor
-// the ghost. (The first run brings the pools to their high-water marks.)
+// 10^6 mixed operations, made twice, leave no process bigger after the
+// second time than after the first: neither the users nor the ghost. (The
+// first run brings the pools to their high-water marks.) Through the ghosts
+// (the node-local path off, so that one node exercises them), and on the
+// node-local path, where only the users exist.
 func TestSoak(t *testing.T) {
 	needMPI(t)
 	bin := program(t, "soak.c")
-	r := ghostRun(t, job{users: 2, ghosts: 1, env: []string{"GHOST_VERBOSE=debug"},
-		args: []string{bin, "1000000"}, timeout: 8 * time.Minute})
-	expectChecks(t, r, 2)
-	users := userRSS.FindAllStringSubmatch(r.stdout, -1)
-	if len(users) != 2 {
-		t.Fatalf("%d user RSS reports, want 2:\n%s", len(users), r)
-	}
-	for _, m := range users {
-		before, _ := strconv.Atoi(m[2])
-		after, _ := strconv.Atoi(m[3])
-		t.Logf("user rank %s: rss %d kB -> %d kB", m[1], before, after)
-		if after-before > maxGrowthKB {
-			t.Errorf("user rank %s grew by %d kB over 10^6 operations", m[1], after-before)
-		}
-	}
-	// The ghost reports its size as each window goes: after the first
-	// long run and after the second.
-	ghost := ghostRSS.FindAllStringSubmatch(r.stderr, -1)
-	if len(ghost) != 2 {
-		t.Fatalf("%d ghost RSS reports, want 2:\n%s", len(ghost), r)
-	}
-	before, _ := strconv.Atoi(ghost[0][2])
-	after, _ := strconv.Atoi(ghost[1][2])
-	t.Logf("ghost: rss %d kB -> %d kB", before, after)
-	if after-before > maxGrowthKB {
-		t.Errorf("the ghost grew by %d kB over 10^6 operations", after-before)
+	for _, c := range []struct {
+		name   string
+		ghosts int
+		env    string
+	}{
+		{"ghost_path", 1, "GHOST_NODE_LOCAL=off"},
+		{"node_local", 0, "GHOST_NODE_LOCAL=on"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := ghostRun(t, job{users: 2, ghosts: c.ghosts, env: []string{"GHOST_VERBOSE=debug", c.env},
+				args: []string{bin, "1000000"}, timeout: 8 * time.Minute})
+			expectChecks(t, r, 2)
+			users := userRSS.FindAllStringSubmatch(r.stdout, -1)
+			if len(users) != 2 {
+				t.Fatalf("%d user RSS reports, want 2:\n%s", len(users), r)
+			}
+			for _, m := range users {
+				before, _ := strconv.Atoi(m[2])
+				after, _ := strconv.Atoi(m[3])
+				t.Logf("user rank %s: rss %d kB -> %d kB", m[1], before, after)
+				if after-before > maxGrowthKB {
+					t.Errorf("user rank %s grew by %d kB over 10^6 operations", m[1], after-before)
+				}
+			}
+			if c.ghosts == 0 {
+				return
+			}
+			// The ghost reports its size as each window goes: after the
+			// first long run and after the second.
+			ghost := ghostRSS.FindAllStringSubmatch(r.stderr, -1)
+			if len(ghost) != 2 {
+				t.Fatalf("%d ghost RSS reports, want 2:\n%s", len(ghost), r)
+			}
+			before, _ := strconv.Atoi(ghost[0][2])
+			after, _ := strconv.Atoi(ghost[1][2])
+			t.Logf("ghost: rss %d kB -> %d kB", before, after)
+			if after-before > maxGrowthKB {
+				t.Errorf("the ghost grew by %d kB over 10^6 operations", after-before)
+			}
+		})
 	}
 }

@@ -26,7 +26,10 @@ func TestSwitchingKeepsAtomicity(t *testing.T) {
 		{"auto_gp", 3, 1, "", []string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=50ms", "GHOST_GSYNC_INT=100ms"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := ghostRun(t, job{users: c.users, ghosts: c.ghosts, hosts: c.hosts, env: c.env, args: []string{bin, "8", "40"}})
+			// The switches act on the ghost path, which a one-node window
+			// takes only with the node-local path off.
+			env := append([]string{"GHOST_NODE_LOCAL=off"}, c.env...)
+			r := ghostRun(t, job{users: c.users, ghosts: c.ghosts, hosts: c.hosts, env: env, args: []string{bin, "8", "40"}})
 			expectChecks(t, r, c.users)
 		})
 	}

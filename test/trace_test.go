@@ -24,7 +24,8 @@ func TestTraceRecordsIntervals(t *testing.T) {
 	path := filepath.Join(dir, "trace.jsonl")
 	const users = 2
 	r := ghostRun(t, job{users: users, ghosts: 1,
-		env:  []string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=50ms", "GHOST_GSYNC_INT=0", "GHOST_TRACE=" + path},
+		env: []string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=50ms", "GHOST_GSYNC_INT=0", "GHOST_TRACE=" + path,
+			"GHOST_NODE_LOCAL=off"}, // switching happens on the ghost path
 		args: []string{bin, "4", "300"}})
 	expectChecks(t, r, users)
 

@@ -123,6 +123,9 @@ type LayoutReport struct {
 	// single-node or fake-node job shares.
 	Cores          int    `json:"cores"`
 	Oversubscribed bool   `json:"oversubscribed"`
+	// Windows says how MPI_Win_allocate windows will be served: node-local
+	// (in shared memory, no ghost) when the job lies on one node.
+	Windows string `json:"windows"`
 	Wait           string `json:"wait"`
 	Error          string `json:"error,omitempty"`
 }
@@ -369,7 +372,17 @@ func layoutOf(users, ng int, hosts string, cores int, wait config.WaitMode) Layo
 	}
 	l.Processes = len(leaderOf)
 	l.Oversubscribed = l.Processes > cores
+	l.Windows = windowsOn(len(l.Nodes))
 	return l
+}
+
+// windowsOn says how a job on nodes nodes serves its windows (the rule of
+// GHOST_NG=auto, config.ResolveNG).
+func windowsOn(nodes int) string {
+	if nodes <= 1 {
+		return "node-local: the job lies on one node, so every MPI_Win_allocate window is served in shared memory and needs no ghost"
+	}
+	return "through the ghosts for windows that span nodes; node-local for windows within one node"
 }
 
 // layoutFindings adds the layout's warnings to the report.
@@ -378,6 +391,10 @@ func layoutFindings(r *Report) {
 	if l.Error != "" {
 		r.fail("layout: %s", l.Error)
 		return
+	}
+	if len(l.Nodes) == 1 && l.GhostsPerNode > 0 {
+		r.warn("%s on a single node: every window there is node-local, so the ghosts serve none and only hold cores; GHOST_NG=auto (the default) starts none",
+			plural(l.GhostsPerNode, "ghost"))
 	}
 	if l.Oversubscribed {
 		r.warn("oversubscribed: %d processes (%s + %s) on %d cores: ranks and ghosts share cores, so compute-bound ranks slow down and ghosts answer later",
@@ -457,6 +474,7 @@ func writeText(w io.Writer, r *Report) {
 		shared = " (fake nodes: all share this machine)"
 	}
 	row("processes", "%d on %d cores%s", l.Processes, l.Cores, shared)
+	row("windows", "%s", l.Windows)
 	row("GHOST_WAIT", "%s", l.Wait)
 
 	p("")

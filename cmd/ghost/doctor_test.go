@@ -177,12 +177,13 @@ func TestLayoutFindings(t *testing.T) {
 		warnings  []string
 		err       string
 	}{
-		{"fits", 1, 1, "", 2, config.WaitAdaptive, []NodeReport{{"localhost", 1, 1}}, nil, ""},
+		{"fits", 1, 1, "", 2, config.WaitAdaptive, []NodeReport{{"localhost", 1, 1}}, []string{"1 ghost on a single node: every window there is node-local"}, ""},
 		{"3 on 2 cores", 2, 1, "", 2, config.WaitAdaptive, []NodeReport{{"localhost", 2, 1}},
-			[]string{"oversubscribed: 3 processes (2 users + 1 ghost) on 2 cores"}, ""},
+			[]string{"1 ghost on a single node: every window there is node-local", "oversubscribed: 3 processes (2 users + 1 ghost) on 2 cores"}, ""},
 		{"spin oversubscribed", 2, 1, "", 2, config.WaitSpin, []NodeReport{{"localhost", 2, 1}},
-			[]string{"oversubscribed", "GHOST_WAIT=spin under oversubscription"}, ""},
-		{"spin with room", 2, 1, "", 16, config.WaitSpin, []NodeReport{{"localhost", 2, 1}}, nil, ""},
+			[]string{"1 ghost on a single node: every window there is node-local", "oversubscribed", "GHOST_WAIT=spin under oversubscription"}, ""},
+		{"spin with room", 2, 1, "", 16, config.WaitSpin, []NodeReport{{"localhost", 2, 1}}, []string{"1 ghost on a single node: every window there is node-local"}, ""},
+		{"one node, auto", 2, 0, "", 16, config.WaitAdaptive, []NodeReport{{"localhost", 2, 0}}, nil, ""},
 		{"fake nodes", 4, 1, "nodeA:3,nodeB:3", 2, config.WaitYield, []NodeReport{{"nodeA", 2, 1}, {"nodeB", 2, 1}},
 			[]string{"oversubscribed: 6 processes (4 users + 2 ghosts) on 2 cores"}, ""},
 		{"no pass-through ghosts", 2, 0, "", 2, config.WaitAdaptive, []NodeReport{{"localhost", 2, 0}}, nil, ""},
@@ -211,6 +212,9 @@ func TestLayoutFindings(t *testing.T) {
 			}
 			if len(r.Warnings) != len(tc.warnings) {
 				t.Fatalf("warnings %q, want %q", r.Warnings, tc.warnings)
+			}
+			if want := windowsOn(len(tc.nodes)); r.Layout.Windows != want {
+				t.Errorf("windows %q, want %q", r.Layout.Windows, want)
 			}
 			for i, w := range tc.warnings {
 				if !strings.Contains(r.Warnings[i], w) {

@@ -123,15 +123,17 @@ func ghostCount(flagValue string, getenv func(string) string, users int, hostLis
 	return cfg.NG, nil
 }
 
-// autoGhosts is GHOST_NG=auto for a launch: the number of hosts the users
-// occupy when every host used also gets one ghost. Without --hosts the job
-// runs on this machine alone. Bad host lists give 0 here and their own
-// error when the command is built.
+// autoGhosts is GHOST_NG=auto for a launch: one ghost per host when the
+// users alone fill more than one host, none when they fit on the first.
+// Without --hosts the job runs on this machine alone. Host lists that
+// cannot hold the users count as several hosts, so that building the
+// command reports the shortage with a ghost per host included.
 func autoGhosts(users int, hostList string) int {
 	nodes := 1
 	if hostList != "" {
 		if hosts, err := redirect.ParseHosts(hostList); err == nil {
-			if plan, err := redirect.Place(users, 1, hosts); err == nil {
+			nodes = 2
+			if plan, err := redirect.Place(users, 0, hosts); err == nil {
 				nodes = len(plan)
 			}
 		}
