@@ -121,13 +121,13 @@ type LayoutReport struct {
 	Processes     int          `json:"processes"`
 	// Cores is runtime.NumCPU() of this machine, which every process of a
 	// single-node or fake-node job shares.
-	Cores          int    `json:"cores"`
-	Oversubscribed bool   `json:"oversubscribed"`
+	Cores          int  `json:"cores"`
+	Oversubscribed bool `json:"oversubscribed"`
 	// Windows says how MPI_Win_allocate windows will be served: node-local
 	// (in shared memory, no ghost) when the job lies on one node.
 	Windows string `json:"windows"`
-	Wait           string `json:"wait"`
-	Error          string `json:"error,omitempty"`
+	Wait    string `json:"wait"`
+	Error   string `json:"error,omitempty"`
 }
 
 // NodeReport is one node of the layout.
