@@ -61,10 +61,38 @@ static void wake_target(const ghost_win_t *w, const ghost_target_t *t)
     }
 }
 
+/* The targets a flush_all, fence or unlock_all must cover: the touched
+ * ones when the window tracks them, else all. Returns how many, in *list
+ * (NULL: 0 .. n-1). */
+static int covered(const ghost_win_t *w, const int **list)
+{
+    *list = w->track_touched ? w->touched : NULL;
+    return w->track_touched ? w->ntouched : w->nusers;
+}
+#define COVERED_RANK(list, i) ((list) ? (list)[i] : (i))
+
+/* Starts a new touched list: after a complete flush of the old one. */
+static void untouch_all(ghost_win_t *w)
+{
+    for (int i = 0; i < w->ntouched; i++)
+        w->t[w->touched[i]].touched = 0;
+    w->ntouched = 0;
+}
+
+/* Wakes the ghosts of every target. */
 static void wake_all(ghost_win_t *w)
 {
     for (int r = 0; r < w->nusers; r++)
         wake_target(w, &w->t[r]);
+}
+
+/* Wakes the ghosts of every target whose operations are to be completed. */
+static void wake_covered(ghost_win_t *w)
+{
+    const int *list;
+    int n = covered(w, &list);
+    for (int i = 0; i < n; i++)
+        wake_target(w, &w->t[COVERED_RANK(list, i)]);
 }
 
 /* Takes the extra locks that let PUT/GET spread over t's node: shared and
@@ -138,8 +166,10 @@ static int flush_target(ghost_win_t *w, ghost_target_t *t, MPI_Win iw, int (*flu
 static int flush_global(ghost_win_t *w, int (*flush)(int, MPI_Win))
 {
     int rc = MPI_SUCCESS;
-    for (int r = 0; r < w->nusers && rc == MPI_SUCCESS; r++)
-        rc = flush_target(w, &w->t[r], w->gwin, flush);
+    const int *list;
+    int n = covered(w, &list);
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+        rc = flush_target(w, &w->t[COVERED_RANK(list, i)], w->gwin, flush);
     return rc;
 }
 
@@ -245,9 +275,9 @@ GHOST_DEFINE(MPI_Win_unlock_all, (MPI_Win win), (win), {
     if (w->local)
         return ghost_win_error(w, ghost_local_unlock_all(w));
     int rc = MPI_SUCCESS;
-    wake_all(w);
     switch (w->lockall) {
     case GHOST_LOCKALL_LOCKS:
+        wake_all(w);
         for (int r = 0; r < w->nusers; r++) {
             int rc2 = unlock_target(w, &w->t[r], w->lwin[w->t[r].slot]);
             w->t[r].granted = 0;
@@ -256,12 +286,15 @@ GHOST_DEFINE(MPI_Win_unlock_all, (MPI_Win win), (win), {
         }
         break;
     case GHOST_LOCKALL_NOCHECK:
+        wake_covered(w);
         rc = flush_global(w, GHOST_REAL(MPI_Win_flush));
         break;
     default:
         rc = MPI_ERR_RMA_SYNC;
     }
     w->lockall = GHOST_LOCKALL_NONE;
+    if (rc == MPI_SUCCESS)
+        untouch_all(w);
     return ghost_win_error(w, rc);
 })
 
@@ -300,15 +333,20 @@ static int flush_every(MPI_Win win, flush_fn one, flush_all_fn all)
         return ghost_win_error(w, ghost_local_flush(w, -1));
     ghost_count_sync(GHOST_SYNC_FLUSH);
     int rc = MPI_SUCCESS;
-    wake_all(w);
+    wake_covered(w);
+    const int *list;
+    int n = covered(w, &list);
     int locks = w->lockall == GHOST_LOCKALL_LOCKS || __atomic_load_n(&w->nlocked, __ATOMIC_RELAXED) > 0;
-    for (int r = 0; locks && r < w->nusers && rc == MPI_SUCCESS; r++) {
-        ghost_target_t *t = &w->t[r];
+    for (int i = 0; locks && i < n && rc == MPI_SUCCESS; i++) {
+        ghost_target_t *t = &w->t[COVERED_RANK(list, i)];
         if (ghost_in_lock_epoch(w, t))
             rc = flush_target(w, t, w->lwin[t->slot], one);
     }
     if (rc == MPI_SUCCESS && (w->lockall == GHOST_LOCKALL_NOCHECK || w->fence_open || w->access_open))
         rc = flush_global(w, one);
+    /* Only a remote flush completes the operations at their targets. */
+    if (rc == MPI_SUCCESS && one == GHOST_REAL(MPI_Win_flush))
+        untouch_all(w);
     return ghost_win_error(w, rc);
 }
 
@@ -366,10 +404,12 @@ GHOST_DEFINE(MPI_Win_fence, (int assert, MPI_Win win), (assert, win), {
         return ghost_win_error(w, ghost_local_fence(w, assert));
     ghost_count_sync(GHOST_SYNC_FENCE);
     int rc = MPI_SUCCESS;
-    wake_all(w);
+    wake_covered(w);
     /* Complete this origin's operations of the epoch that ends here. */
     if (!(assert & MPI_MODE_NOPRECEDE))
         rc = flush_global(w, GHOST_REAL(MPI_Win_flush));
+    if (rc == MPI_SUCCESS)
+        untouch_all(w);
     /* Publish local stores before others may read, then wait for everyone's
      * operations to be complete, then see what they wrote. */
     if (rc == MPI_SUCCESS)

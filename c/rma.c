@@ -161,16 +161,19 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
     return MPI_SUCCESS;
 }
 
-/* Counts an operation MPICH accepted (counters.h): it took the direct path
+/* Counts an operation MPICH accepted (counters.h), and records its target
+ * for the next flush_all or fence (ghost_touch): it took the direct path
  * when it went to the target itself (redirection off, GP's other path, a
  * hardware bypass), the ghost path otherwise. MPI_PROC_NULL moves nothing
  * and is not counted. */
 #define COUNT_OP(op, target, rank, bytes)                                     \
     do {                                                                     \
-        if ((target) != MPI_PROC_NULL)                                       \
+        if ((target) != MPI_PROC_NULL) {                                     \
             ghost_count_op(op, (rank) == w_->t[target].self ? GHOST_PATH_DIRECT \
                                                             : GHOST_PATH_GHOST, \
                            bytes);                                           \
+            ghost_touch(w_, target);                                         \
+        }                                                                    \
     } while (0)
 
 /* The shape shared by every operation: look the window up, forward if it is

@@ -117,6 +117,7 @@ ghost_win_t *ghost_win_new(int nusers, int nlwin)
     w->t = calloc(nusers > 0 ? nusers : 1, sizeof *w->t);
     w->access = calloc(nusers > 0 ? nusers : 1, sizeof(int));
     w->exposure = calloc(nusers > 0 ? nusers : 1, sizeof(int));
+    w->touched = calloc(nusers > 0 ? nusers : 1, sizeof(int));
     w->nlwin = nlwin;
     if (nlwin > 0) {
         w->lwin = malloc(sizeof(MPI_Win) * nlwin);
@@ -133,6 +134,7 @@ void ghost_win_delete(ghost_win_t *w)
     free(w->t);
     free(w->access);
     free(w->exposure);
+    free(w->touched);
     free(w->seen);
     free(w->lwin);
     free(w);

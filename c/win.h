@@ -70,6 +70,7 @@ typedef struct {
     char *addr;                /* its segment, mapped in this process */
     struct ghost_local_ctl *ctl; /* its control block */
     int nocheck;               /* this origin's lock on it was MPI_MODE_NOCHECK: nothing held */
+    int touched;               /* in the window's touched list (ghost_touch) */
 } ghost_target_t;
 
 /* GHOST_LOAD: how PUT/GET spread over a node's ghosts (config.LoadPolicy). */
@@ -112,6 +113,15 @@ typedef struct ghost_win {
     int naccess;
     int *exposure;     /* PSCW: ranks of the post group still to complete */
     int nexposure;
+    /* The targets this origin sent operations to since its last flush_all,
+     * fence or unlock_all, when track_touched: those calls then flush and
+     * wake only them, so their cost follows the targets the origin really
+     * uses, not the window's size. Off under MPI_THREAD_MULTIPLE, where
+     * another thread may add to the list while one empties it: then every
+     * target is flushed. */
+    int track_touched;
+    int *touched;
+    int ntouched;
     /* Node-local windows: the PSCW posts and completes this process has
      * consumed, by rank (2 * nusers), and its barrier sense. */
     uint32_t *seen;
@@ -158,6 +168,15 @@ static inline int ghost_epoch_window(const ghost_win_t *w, int r, MPI_Win *iw)
         return MPI_SUCCESS;
     }
     return MPI_ERR_RMA_SYNC;
+}
+
+/* Records that this origin sent an operation to target r. */
+static inline void ghost_touch(ghost_win_t *w, int r)
+{
+    if (w->track_touched && !w->t[r].touched) {
+        w->t[r].touched = 1;
+        w->touched[w->ntouched++] = r;
+    }
 }
 
 /* Makes sure the ghost at index i of t's node is awake: a doorbell for a

@@ -25,11 +25,13 @@ type job struct {
 	log       *logger
 	worldRank int
 	layout    *redirect.Layout
-	split     bool       // false: pure pass-through (GHOST_NG=0)
-	node      C.MPI_Comm // processes of this node, users and ghosts
-	ctl       C.MPI_Comm // private duplicate of node for commands
-	worldDup  C.MPI_Comm // private duplicate of the real world, parent of internal communicators
-	started   time.Time
+	split     bool // false: pure pass-through (GHOST_NG=0)
+	// threadMultiple: MPI_Init_thread provided MPI_THREAD_MULTIPLE.
+	threadMultiple bool
+	node           C.MPI_Comm // processes of this node, users and ghosts
+	ctl            C.MPI_Comm // private duplicate of node for commands
+	worldDup       C.MPI_Comm // private duplicate of the real world, parent of internal communicators
+	started        time.Time
 }
 
 var self job
@@ -42,7 +44,7 @@ var self job
 func ghostAfterInit(provided C.int) C.int {
 	world := C.MPI_Comm(C.GHOST_WORLD)
 	cfg, problems := config.Load(os.Environ())
-	self = job{cfg: cfg, worldRank: commRank(world), started: time.Now()}
+	self = job{cfg: cfg, worldRank: commRank(world), started: time.Now(), threadMultiple: provided == C.MPI_THREAD_MULTIPLE}
 	self.log = &logger{level: cfg.Verbose}
 	// Every process waits politely in the collectives of the setup below:
 	// with more processes than cores, a process that spins in one takes

@@ -128,6 +128,7 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	w.epochs = C.int(hints.Epochs)
 	w.redirect, w.pending = initialState(pscw, len(users)), -1
 	w.no_local_load_store = boolInt(hints.NoLocalLoadStore)
+	w.track_touched = boolInt(!self.threadMultiple)
 	w.wincomm, w.pscw, w.shm, w.gwin = iw.comm, pscw, iw.shm, iw.global
 	locks := unsafe.Slice(w.lwin, len(iw.locks))
 	copy(locks, iw.locks)

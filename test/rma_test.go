@@ -34,6 +34,9 @@ var rmaConfigs = []rmaConfig{
 	{name: "g0", users: 2, ghosts: 0},
 	{name: "g1", users: 3, ghosts: 1},
 	{name: "g2", users: 2, ghosts: 2},
+	// The ghost path on one node: what windows that span nodes use, with
+	// same-node origins and targets.
+	{name: "g1-ghostpath", users: 3, ghosts: 1, env: []string{"GHOST_NODE_LOCAL=off"}},
 	{name: "g1-2nodes", users: 4, ghosts: 1, hosts: "nodeA:3,nodeB:3"},
 	{name: "g2-2nodes", users: 4, ghosts: 2, hosts: "nodeA:4,nodeB:4"},
 	// No ghost on fake nodes: windows that span the nodes are MPICH's own
