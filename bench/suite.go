@@ -39,8 +39,6 @@ type Suite struct {
 	Section func(b *strings.Builder, s SuiteResult)
 }
 
-// The configurations most suites compare: the four the issue asks for.
-var alternatives = []string{"plain", "mpich-thread", "ghost-ng1", "ghost-off"}
 
 // fixed returns an Args function for a suite whose arguments only depend on
 // the run's length.
@@ -78,7 +76,7 @@ var suites = []Suite{
 			"target's memory when its computation ended.",
 		// The smoke run keeps 100 ms, the duration the targets and plots use.
 		Args:    fixed([]string{"-c", "1,10,100", "-r", "3"}, []string{"-c", "1,100", "-r", "1"}),
-		Configs: alternatives,
+		Configs: []string{"plain", "mpich-thread", "ghost", "ghost-ghostpath", "plain-2nodes", "ghost-2nodes"},
 		Rounds:  3,
 		Wide:    true,
 		Charts: []Chart{
@@ -99,7 +97,7 @@ var suites = []Suite{
 			"cannot finish that way, so those exist only where something else makes progress.",
 		Args: fixed([]string{"-t", "2000", "-r", "10"},
 			[]string{"-s", "8,4096,1048576", "-t", "300", "-r", "3"}),
-		Configs: append(slices.Clone(alternatives), "ghost-ng1-sleep", "mpich-thread-sleep"),
+		Configs: []string{"plain", "mpich-thread", "ghost", "ghost-ghostpath", "ghost-ng1-sleep", "mpich-thread-sleep"},
 		Rounds:  3,
 		Wide:    true,
 		Charts: []Chart{
@@ -116,7 +114,7 @@ var suites = []Suite{
 			"the same with a busy-polling ghost).",
 		Args: fixed([]string{"-s", "8", "-o", "put,acc", "-t", "500", "-r", "100"},
 			[]string{"-s", "8", "-o", "put,acc", "-t", "200", "-r", "10"}),
-		Configs: []string{"plain", "ghost-ng0", "ghost-off", "ghost-ng1", "ghost-ng1-sleep", "ghost-ng1-sleep-spin"},
+		Configs: []string{"plain", "ghost", "ghost-ng0", "ghost-off", "ghost-ng1", "ghost-ghostpath", "ghost-ng1-sleep", "ghost-ng1-sleep-spin"},
 		Wide:    true,
 		Charts:  []Chart{categoryChart{Title: "rma-intercept: 8-byte op+flush, us", Unit: "us"}},
 	},
@@ -129,7 +127,7 @@ var suites = []Suite{
 			"change takes effect at that fence, which switches the window's redirection.",
 		Args: fixed([]string{"-b", "4096,1048576", "-a", "30", "-f", "100", "-r", "10", "-T", "20"},
 			[]string{"-b", "4096", "-a", "3", "-f", "10", "-r", "2", "-T", "5"}),
-		Configs: alternatives,
+		Configs: []string{"plain", "mpich-thread", "ghost", "ghost-ng1", "ghost-ghostpath"},
 		Rounds:  3,
 		Wide:    true,
 		Charts:  []Chart{categoryChart{Title: "wincost: us per call (slowest rank)", Unit: "us", Log: true}},
@@ -143,7 +141,7 @@ var suites = []Suite{
 		// -a pads every window to 64 bytes so that plain MPICH's numbers are
 		// not invalidated by its alignment bug.
 		Args:    fixed([]string{"-j", "-a", "200", "2000"}, []string{"-j", "-a", "40", "500"}),
-		Configs: alternatives,
+		Configs: []string{"plain", "plain-nolocal", "mpich-thread", "ghost", "ghost-ghostpath"},
 		Wide:    true,
 		Charts:  []Chart{categoryChart{Title: "gcu: total time, s", Unit: "s"}},
 	},
@@ -266,19 +264,29 @@ type Config struct {
 var configs = []Config{
 	plainConfig(),
 	withEnv(plainConfig(), "mpich-thread", "MPICH's progress thread", "MPIR_CVAR_ASYNC_PROGRESS=1"),
+	withEnv(plainConfig(), "plain-nolocal", "MPICH's shared-memory path off (hides its alignment bug)", "MPIR_CVAR_NOLOCAL=1"),
+	defaultGhostConfig(),
 	ghostConfig(0),
 	ghostConfig(1),
+	// What one-node windows cost before the node-local path: through the
+	// ghost, as windows that span nodes still go.
+	named(ghostPath(ghostConfig(1)), "ghost-ghostpath"),
+	// Two fake nodes, one user rank on each: every operation crosses nodes.
+	fakeNodes(plainConfig(), "plain-2nodes"),
+	fakeNodes(ghostConfig(1), "ghost-2nodes"),
 	// Profiling is opt-in today, but the adaptive policy will turn it on,
 	// and this shows what every wrapped call then pays (two clock reads).
 	withEnv(ghostConfig(1), "ghost-ng1-prof", "profiling on", "GHOST_PROFILE=1"),
 	withArgs(ghostConfig(1), "ghost-off", "redirection off: windows allocated with info async_config=off", "-O"),
-	sleepingTarget(ghostConfig(1)),
+	sleepingTarget(ghostPath(ghostConfig(1))),
 	sleepingTarget(withEnv(plainConfig(), "mpich-thread", "MPICH's progress thread", "MPIR_CVAR_ASYNC_PROGRESS=1")),
-	withEnv(ghostConfig(1), "ghost-ng1-spin", "the ghost busy-polls", "GHOST_WAIT=spin"),
-	withEnv(ghostConfig(1), "ghost-ng1-yield", "the ghost yields between polls", "GHOST_WAIT=yield"),
-	withEnv(ghostConfig(1), "ghost-ng1-adaptive", "the ghost spins, yields, then sleeps (the default)", "GHOST_WAIT=adaptive"),
-	withEnv(sleepingTarget(ghostConfig(1)), "ghost-ng1-sleep-spin", "the ghost busy-polls", "GHOST_WAIT=spin"),
-	withEnv(sleepingTarget(ghostConfig(1)), "ghost-ng1-sleep-yield", "the ghost yields between polls", "GHOST_WAIT=yield"),
+	// The ghost's wait policies, on the ghost path (on one node a window
+	// would otherwise be node-local and leave the ghost idle).
+	withEnv(ghostPath(ghostConfig(1)), "ghost-ng1-spin", "the ghost busy-polls", "GHOST_WAIT=spin"),
+	withEnv(ghostPath(ghostConfig(1)), "ghost-ng1-yield", "the ghost yields between polls", "GHOST_WAIT=yield"),
+	withEnv(ghostPath(ghostConfig(1)), "ghost-ng1-adaptive", "the ghost spins, yields, then sleeps (the default)", "GHOST_WAIT=adaptive"),
+	withEnv(sleepingTarget(ghostPath(ghostConfig(1))), "ghost-ng1-sleep-spin", "the ghost busy-polls", "GHOST_WAIT=spin"),
+	withEnv(sleepingTarget(ghostPath(ghostConfig(1))), "ghost-ng1-sleep-yield", "the ghost yields between polls", "GHOST_WAIT=yield"),
 	// The strategies of issue 6, for programs that take the mode static or
 	// user first (multiphase).
 	multiphaseConfig("static-on", "static", "GHOST_ASYNC=on"),
@@ -291,7 +299,19 @@ var configs = []Config{
 // multiphaseConfig is ghost-ng1 with env, running the program in mode
 // (static: it never switches; user: it switches before each phase).
 func multiphaseConfig(name, mode string, env ...string) Config {
-	return withArgs(withEnv(ghostConfig(1), name, "redirection", env...), name, "program mode", mode)
+	return withArgs(withEnv(ghostPath(ghostConfig(1)), name, "redirection", env...), name, "program mode", mode)
+}
+
+func named(c Config, name string) Config {
+	c.Name = name
+	return c
+}
+
+// ghostPath keeps c's windows on the ghost path even on one node (the
+// node-local path off), for what concerns the ghosts: their wait policies,
+// redirection switching.
+func ghostPath(c Config) Config {
+	return withEnv(c, c.Name, "windows through the ghosts", "GHOST_NODE_LOCAL=off")
 }
 
 // sleepingTarget derives the configuration whose idle target sleeps outside
@@ -338,6 +358,38 @@ func ghostConfig(g int) Config {
 			return append(cmd, prog...)
 		},
 	}
+}
+
+// defaultGhostConfig is `ghost run` with nothing but -n: what a user gets
+// (GHOST_NG=auto: no ghost on one node).
+func defaultGhostConfig() Config {
+	return Config{
+		Name:  "ghost",
+		About: "Ghost's defaults: ghost run -n N -- prog",
+		Command: func(l Launch, prog []string) []string {
+			return append([]string{l.Ghost, "run", "-n", strconv.Itoa(l.Users), "--"}, prog...)
+		},
+	}
+}
+
+// fakeNodes runs c on two fake nodes of this machine (hydra's fork
+// launcher), the users spread evenly: every rank's peers are on the other
+// node.
+func fakeNodes(c Config, name string) Config {
+	inner := c.Command
+	c.Name = name
+	c.About += "; on 2 fake nodes, users spread over them"
+	c.Command = func(l Launch, prog []string) []string {
+		cmd := inner(l, prog)
+		per := (l.Users + 1) / 2
+		if cmd[0] == l.Ghost { // ghost run places its ghosts itself
+			hosts := fmt.Sprintf("nodeA:%d,nodeB:%d", per+1, per+1)
+			return append([]string{cmd[0], cmd[1], "--hosts", hosts}, cmd[2:]...)
+		}
+		hosts := fmt.Sprintf("nodeA:%d,nodeB:%d", per, l.Users-per)
+		return append([]string{cmd[0], "-launcher", "fork", "-hosts", hosts}, cmd[1:]...)
+	}
+	return c
 }
 
 func configByName(name string) (Config, error) {

@@ -109,11 +109,15 @@ func TestDerivedConfigs(t *testing.T) {
 		{"mpich-thread", []string{"mpiexec", "-n", "2", "prog"}, []string{"MPIR_CVAR_ASYNC_PROGRESS=1"}, nil},
 		{"ghost-off", []string{"ghost", "run", "-n", "2", "-g", "1", "--", "prog"}, nil, []string{"-O"}},
 		{"mpich-thread-sleep", []string{"mpiexec", "-n", "2", "prog"}, []string{"MPIR_CVAR_ASYNC_PROGRESS=1"}, []string{"-i", "sleep"}},
-		{"ghost-ng1-spin", []string{"ghost", "run", "-n", "2", "-g", "1", "--", "prog"}, []string{"GHOST_WAIT=spin"}, nil},
-		{"static-off", []string{"ghost", "run", "-n", "2", "-g", "1", "--", "prog"}, []string{"GHOST_ASYNC=off"}, []string{"static"}},
-		{"U", []string{"ghost", "run", "-n", "2", "-g", "1", "--", "prog"}, []string{"GHOST_ASYNC=on"}, []string{"user"}},
+		{"ghost-ng1-spin", []string{"ghost", "run", "-n", "2", "-g", "1", "--", "prog"}, []string{"GHOST_NODE_LOCAL=off", "GHOST_WAIT=spin"}, nil},
+		{"static-off", []string{"ghost", "run", "-n", "2", "-g", "1", "--", "prog"}, []string{"GHOST_NODE_LOCAL=off", "GHOST_ASYNC=off"}, []string{"static"}},
+		{"U", []string{"ghost", "run", "-n", "2", "-g", "1", "--", "prog"}, []string{"GHOST_NODE_LOCAL=off", "GHOST_ASYNC=on"}, []string{"user"}},
 		{"GP", []string{"ghost", "run", "-n", "2", "-g", "1", "--", "prog"},
-			[]string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=10ms", "GHOST_GSYNC_INT=10ms"}, []string{"static"}},
+			[]string{"GHOST_NODE_LOCAL=off", "GHOST_ASYNC=auto", "GHOST_PREDICT_INT=10ms", "GHOST_GSYNC_INT=10ms"}, []string{"static"}},
+		{"ghost", []string{"ghost", "run", "-n", "2", "--", "prog"}, nil, nil},
+		{"ghost-ghostpath", []string{"ghost", "run", "-n", "2", "-g", "1", "--", "prog"}, []string{"GHOST_NODE_LOCAL=off"}, nil},
+		{"plain-2nodes", []string{"mpiexec", "-launcher", "fork", "-hosts", "nodeA:1,nodeB:1", "-n", "2", "prog"}, nil, nil},
+		{"ghost-2nodes", []string{"ghost", "run", "--hosts", "nodeA:2,nodeB:2", "-n", "2", "-g", "1", "--", "prog"}, nil, nil},
 	}
 	for _, tt := range tests {
 		c, err := configByName(tt.name)

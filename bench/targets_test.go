@@ -33,6 +33,11 @@ func TestJudge(t *testing.T) {
 		{"zero reference", Target{Suite: "s", Metric: "lat", Config: "ghost", Versus: "zero", Limit: 2}, verdictNoData, 0},
 		{"best of several references", Target{Suite: "s", Metric: "lat", Config: "slow", Versus: "slower", OrVersus: []string{"plain"}, Limit: 1}, verdictMissed, 1.03},
 		{"one of several references missing", Target{Suite: "s", Metric: "lat", Config: "slow", Versus: "plain", OrVersus: []string{"nope"}, Limit: 1}, verdictNoData, 0},
+		{"absolute bound met", Target{Suite: "s", Metric: "lat", Config: "ghost", Max: 2}, verdictMet, 0},
+		{"absolute bound missed", Target{Suite: "s", Metric: "lat", Config: "slow", Max: 100}, verdictMissed, 0},
+		{"absolute bound, config missing", Target{Suite: "s", Metric: "lat", Config: "nope", Max: 100}, verdictNoData, 0},
+		{"within the reference plus a margin", Target{Suite: "s", Metric: "lat", Config: "slow", Versus: "plain", Plus: 3}, verdictMet, 1.03},
+		{"beyond the reference plus a margin", Target{Suite: "s", Metric: "lat", Config: "slower", Versus: "plain", Plus: 3}, verdictMissed, 1.04},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,6 +95,9 @@ func TestTargetsPointAtRealSuites(t *testing.T) {
 			continue
 		}
 		for _, c := range append([]string{tg.Config, tg.Versus}, tg.OrVersus...) {
+			if c == "" && tg.Max > 0 && c != tg.Config {
+				continue // an absolute bound has no reference
+			}
 			if !containsString(s.Configs, c) {
 				t.Errorf("%q: suite %s does not run %q", tg.Goal, s.Name, c)
 			}

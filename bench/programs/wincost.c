@@ -12,6 +12,10 @@
  *       the same followed by a fence, where a change of async_config takes
  *       effect.
  *
+ *   MPI_Init
+ *       the program's own MPI_Init, once per run (what Ghost adds to
+ *       starting a job: its library, the split, its setup collectives).
+ *
  * A sample is the slowest rank's time, since a collective is as slow as its
  * last member, in us per call. Under Ghost the window is redirected unless
  * -O asks for async_config=off at allocation.
@@ -183,10 +187,14 @@ static void print_meta(const bench_t *b, int size, long wrong)
 int main(int argc, char **argv)
 {
     bench_t b = {.o = parse_options(argc, argv)};
+    double t0 = bench_now_us();
     MPI_Init(&argc, &argv);
+    double init_us = bench_now_us() - t0, slowest_init;
     int size;
     MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Allreduce(&init_us, &slowest_init, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    bench_record(&b.samples, "MPI_Init", "us", -1, 0, 1, slowest_init);
     b.info = bench_win_info(b.o.redirect_off);
 
     for (int s = 0; s < b.o.nsizes; s++)
