@@ -39,7 +39,6 @@ type Suite struct {
 	Section func(b *strings.Builder, s SuiteResult)
 }
 
-
 // fixed returns an Args function for a suite whose arguments only depend on
 // the run's length.
 func fixed(full, smoke []string) func(bool) []string {
