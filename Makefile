@@ -86,7 +86,7 @@ BENCH_FLAGS ?=
 .PHONY: bench bench-smoke bench-intercept
 
 bench: all
-	$(GO) run ./bench -suite all -max-time 9m30s $(BENCH_FLAGS)
+	$(GO) run ./bench -suite all -max-time 25m $(BENCH_FLAGS)
 
 bench-smoke: all
 	$(GO) run ./bench -suite all -smoke -max-time 3m -out $(BUILD)/bench-smoke $(BENCH_FLAGS)

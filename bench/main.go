@@ -173,17 +173,21 @@ func runSuite(s Suite, o options, l Launch, env []string, tmp string, deadline t
 		}
 		cfgs = append(cfgs, c)
 	}
+	rounds := o.roundsFor(s)
+	res := SuiteResult{Name: s.Name, About: s.About, Program: s.Program, Users: l.Users,
+		Rounds: rounds, Baseline: cfgs[0].Name, Budget: s.Budget, Wide: s.Wide, LoadBefore: loadAverage()}
+	for _, c := range cfgs {
+		res.Configs = append(res.Configs, ConfigInfo{Name: c.Name, About: c.About, ProgArgs: c.ProgArgs})
+	}
+	if len(s.Workloads) > 0 {
+		return runWorkloads(s, o, l, env, tmp, deadline, cfgs, res)
+	}
 	exe, err := mpiprog.Build(o.mpicc, filepath.Join(o.programs, s.Program), tmp)
 	if err != nil {
 		return SuiteResult{}, err
 	}
 	args := s.Args(o.smoke)
-	rounds := o.roundsFor(s)
-	res := SuiteResult{Name: s.Name, About: s.About, Program: s.Program, Args: args, Users: l.Users,
-		Rounds: rounds, Baseline: cfgs[0].Name, Budget: s.Budget, Wide: s.Wide, LoadBefore: loadAverage()}
-	for _, c := range cfgs {
-		res.Configs = append(res.Configs, ConfigInfo{Name: c.Name, About: c.About, ProgArgs: c.ProgArgs})
-	}
+	res.Args = args
 	prog := append([]string{exe}, args...)
 	parse := s.Parse
 	if parse == nil {

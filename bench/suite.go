@@ -37,6 +37,9 @@ type Suite struct {
 	// Section, when set, writes the suite's tables in the markdown instead
 	// of the table of medians against the baseline.
 	Section func(b *strings.Builder, s SuiteResult)
+	// Workloads, when set, replace Program: each one is an application
+	// run whose wall time is the sample (apps.go).
+	Workloads []Workload
 }
 
 // fixed returns an Args function for a suite whose arguments only depend on
@@ -201,6 +204,7 @@ var suites = []Suite{
 		},
 	},
 	countingSuite(),
+	appsSuite(),
 }
 
 // findSuites resolves a comma-separated list of suite names; "all" selects
@@ -273,6 +277,9 @@ var configs = []Config{
 	// Two fake nodes, one user rank on each: every operation crosses nodes.
 	fakeNodes(plainConfig(), "plain-2nodes"),
 	fakeNodes(ghostConfig(1), "ghost-2nodes"),
+	// What Debian's NWChem README tells MPICH 4.0.2 users to set.
+	withEnv(plainConfig(), "plain-armci-nowinalloc", "ARMCI-MPI without MPI_Win_allocate", "ARMCI_USE_WIN_ALLOCATE=0"),
+	withEnv(defaultGhostConfig(), "ghost-auto", "adaptation on", "GHOST_ASYNC=auto"),
 	// Profiling is opt-in today, but the adaptive policy will turn it on,
 	// and this shows what every wrapped call then pays (two clock reads).
 	withEnv(ghostConfig(1), "ghost-ng1-prof", "profiling on", "GHOST_PROFILE=1"),

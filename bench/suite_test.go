@@ -37,8 +37,19 @@ func TestFindSuites(t *testing.T) {
 // when someone finally runs it.
 func TestSuitesAreRunnable(t *testing.T) {
 	for _, s := range suites {
-		if s.Program == "" || s.Args == nil || len(s.Configs) == 0 {
-			t.Errorf("suite %q is incomplete", s.Name)
+		program := s.Program != "" && s.Args != nil
+		if program == (len(s.Workloads) > 0) || len(s.Configs) == 0 {
+			t.Errorf("suite %q is incomplete: it needs configurations, and a program with arguments or workloads", s.Name)
+		}
+		smoke := false
+		for _, w := range s.Workloads {
+			smoke = smoke || w.Smoke
+			if w.Name == "" || w.Setup == nil || w.Judge == nil {
+				t.Errorf("suite %q: workload %q is incomplete", s.Name, w.Name)
+			}
+		}
+		if len(s.Workloads) > 0 && !smoke {
+			t.Errorf("suite %q: no workload runs in a smoke run", s.Name)
 		}
 		for _, c := range s.Configs {
 			if _, err := configByName(c); err != nil {

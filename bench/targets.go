@@ -78,6 +78,19 @@ var targets = []Target{
 	{Goal: "get-compute-update: Ghost faster than plain", Suite: "gcu", Metric: "time", Config: "ghost", Versus: "plain", Limit: 1, Strict: true},
 	{Goal: "get-compute-update: Ghost vs plain with NOLOCAL (right results)", Suite: "gcu", Metric: "time", Config: "ghost", Versus: "plain-nolocal"},
 	{Goal: "get-compute-update: Ghost vs MPICH's progress thread", Suite: "gcu", Metric: "time", Config: "ghost", Versus: "mpich-thread"},
+	// Issue 12: the scoreboard (real applications, Ghost's defaults against
+	// plain MPICH made correct with NOLOCAL).
+	{Goal: "NWChem water SCF: Ghost ≤ 1.10× plain + NOLOCAL", Suite: "apps", Metric: "nwchem/water_scf", Config: "ghost", Versus: "plain-nolocal", Limit: 1.10},
+	{Goal: "NWChem water DFT: Ghost ≤ 1.10× plain + NOLOCAL", Suite: "apps", Metric: "nwchem/water_dft", Config: "ghost", Versus: "plain-nolocal", Limit: 1.10},
+	{Goal: "NWChem ethanol SCF: Ghost ≤ 1.10× plain + NOLOCAL", Suite: "apps", Metric: "nwchem/ethanol_scf", Config: "ghost", Versus: "plain-nolocal", Limit: 1.10},
+	{Goal: "NWChem ethanol DFT: Ghost ≤ 1.10× plain + NOLOCAL", Suite: "apps", Metric: "nwchem/ethanol_dft", Config: "ghost", Versus: "plain-nolocal", Limit: 1.10},
+	{Goal: "ARMCI-MPI NXTASK: Ghost ≤ 1.2× plain + NOLOCAL", Suite: "apps", Metric: "armci/nxtask", Config: "ghost", Versus: "plain-nolocal", Limit: 1.2},
+	{Goal: "OpenCoarrays event_compute: Ghost ≤ 1.2× plain + NOLOCAL", Suite: "apps", Metric: "coarray/event_compute", Config: "ghost", Versus: "plain-nolocal", Limit: 1.2},
+	{Goal: "OpenCoarrays alloc_comp_multidim_shape: Ghost ≤ 1.2× plain + NOLOCAL", Suite: "apps", Metric: "coarray/alloc_comp_multidim_shape", Config: "ghost", Versus: "plain-nolocal", Limit: 1.2},
+	{Goal: "OpenCoarrays allocate_as_barrier: Ghost ≤ 1.2× plain + NOLOCAL", Suite: "apps", Metric: "coarray/allocate_as_barrier", Config: "ghost", Versus: "plain-nolocal", Limit: 1.2},
+	{Goal: "OpenCoarrays allocate_as_barrier_proc: Ghost ≤ 1.2× plain + NOLOCAL", Suite: "apps", Metric: "coarray/allocate_as_barrier_proc", Config: "ghost", Versus: "plain-nolocal", Limit: 1.2},
+	{Goal: "NWChem ethanol DFT: GHOST_ASYNC=auto vs plain + NOLOCAL", Suite: "apps", Metric: "nwchem/ethanol_dft", Config: "ghost-auto", Versus: "plain-nolocal"},
+	{Goal: "NWChem ethanol DFT: Ghost vs Debian's advice (ARMCI_USE_WIN_ALLOCATE=0)", Suite: "apps", Metric: "nwchem/ethanol_dft", Config: "ghost", Versus: "plain-armci-nowinalloc"},
 	// Issue 4, on the ghost path.
 	{Goal: "ghost path, target asleep outside MPI: 8-byte PUT ≤ 1.25× plain", Suite: "rma-intercept", Metric: "PUT/8B", Config: "ghost-ng1-sleep", Versus: "plain", Limit: 1.25},
 	{Goal: "ghost path, target asleep outside MPI: 8-byte ACC ≤ 1.25× plain", Suite: "rma-intercept", Metric: "ACC/8B", Config: "ghost-ng1-sleep", Versus: "plain", Limit: 1.25},

@@ -31,6 +31,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ghost-mpi/ghost/internal/apps"
 )
 
 var (
@@ -39,17 +41,14 @@ var (
 	appsMaxProcs = flag.Int("apps.maxprocs", 4, "largest job, in processes (ghosts included), the application tests start")
 )
 
-// Where the Debian packages put what the tests need. The MPICH flavours are
-// named explicitly: installing nwchem-mpich pulls in Open MPI, which may
-// take over the plain mpicc/mpif90/mpirun names.
+// Where the Debian packages put what the tests need (internal/apps).
 const (
-	nwchemBin    = "/usr/bin/nwchem.mpich"                                                       // nwchem-mpich
-	armciLib     = "/usr/lib/x86_64-linux-gnu/libarmci-mpich.a"                                  // libarmci-mpi-dev
-	armciHeader  = "/usr/include/armci.h"                                                        // libarmci-mpi-dev
-	cafTestDir   = "/usr/lib/x86_64-linux-gnu/open-coarrays/mpich/bin/OpenCoarrays-2.10.1-tests" // libcoarrays-mpich-dev
-	cafCompiler  = "caf.mpich"                                                                   // libcoarrays-mpich-dev
-	mpiccMPICH   = "mpicc.mpich"
-	mpiexecMPICH = "mpiexec.hydra"
+	nwchemBin    = apps.NWChemBin
+	armciLib     = apps.ARMCILib
+	armciHeader  = apps.ARMCIHeader
+	cafTestDir   = apps.CafTestDir
+	cafCompiler  = apps.CafCompiler
+	mpiexecMPICH = apps.MpiexecMPICH
 )
 
 // needApp skips the test when the application's package is not installed
@@ -78,24 +77,13 @@ func appBinary(t *testing.T, sub, name string) string {
 	t.Helper()
 	compileMu.Lock()
 	defer compileMu.Unlock()
-	ext := filepath.Ext(name)
-	bin := filepath.Join(progDir, "apps_"+strings.TrimSuffix(name, ext))
+	bin := filepath.Join(progDir, "apps_"+strings.TrimSuffix(name, filepath.Ext(name)))
 	if _, err := os.Stat(bin); err == nil {
 		return bin
 	}
-	src, _ := filepath.Abs(filepath.Join("apps", sub, name))
-	var cmd *exec.Cmd
-	switch ext {
-	case ".c":
-		cmd = exec.Command(mpiccMPICH, "-O2", "-Wall", "-I"+filepath.Dir(src), "-o", bin, src, armciLib)
-	case ".f90":
-		cmd = exec.Command(cafCompiler, "-O2", "-o", bin, src)
-		cmd.Dir = progDir // gfortran drops .mod files in the working directory
-	default:
-		t.Fatalf("appBinary: %s: unknown language", name)
-	}
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
+	bin, err := apps.Build(filepath.Join("apps", sub, name), progDir)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }
@@ -314,10 +302,8 @@ var nwchemInputs = []nwchemInput{
 	{"ethanol_dft", false},
 }
 
-var nwchemEnergy = regexp.MustCompile(`Total (?:SCF|DFT) energy =\s+(-?\d+\.\d+)`)
-
 // energyTol is the agreement issue 5 asks for, in Hartree.
-const energyTol = 1e-8
+const energyTol = apps.EnergyTol
 
 // nwchemRun runs one input in a fresh directory (NWChem writes its
 // database, vectors and scratch files there) and returns the last total
@@ -333,12 +319,8 @@ func nwchemRun(t *testing.T, l layout, m mode, input string, timeout time.Durati
 		t.Fatal(err)
 	}
 	r := appRun(t, l, m, dir, timeout, nwchemBin, input+".nw")
-	ms := nwchemEnergy.FindAllStringSubmatch(r.stdout, -1)
-	if len(ms) == 0 {
-		return r, 0, false
-	}
-	e, err := strconv.ParseFloat(ms[len(ms)-1][1], 64)
-	return r, e, err == nil
+	e, ok := apps.Energy(r.stdout)
+	return r, e, ok
 }
 
 // nwchemCell judges a run against the reference energy.
@@ -610,7 +592,6 @@ var cafSubset = []struct {
 	{"teams_coarray_sendget", 2},
 }
 
-var cafPassed = regexp.MustCompile(`(?i)test passed`)
 
 // cafCell: a shipped test passes when it exits 0 and says so ("Test
 // passed." for almost all; coarray_distributed_transpose prints "test
@@ -624,7 +605,7 @@ func cafCell(r appResult) cell {
 		c.status = "TIMEOUT"
 	case r.code != 0:
 		c.status = fmt.Sprintf("FAIL (exit %d)", r.code)
-	case !cafPassed.MatchString(r.stdout + r.stderr):
+	case !apps.CafPassed(r.stdout + r.stderr):
 		c.status = "FAIL (no \"Test passed\")"
 	default:
 		c.ok, c.status = true, "PASS"
@@ -632,14 +613,12 @@ func cafCell(r appResult) cell {
 	return c
 }
 
-var eventAsync = regexp.MustCompile(`posts_completed_while_targets_computed=([01])`)
 
 // eventCell judges our event program: it must pass, and the column says
 // whether image 1's posts completed while their targets computed.
 func eventCell(r appResult) (cell, bool) {
 	c := cafCell(r)
-	m := eventAsync.FindStringSubmatch(r.stdout)
-	async := m != nil && m[1] == "1"
+	async, _ := apps.EventPostsAsync(r.stdout)
 	if c.ok {
 		if async {
 			c.status = "PASS, posts async"

@@ -44,9 +44,15 @@ func BuildSource(mpicc, name string, source []byte, dir string) (string, error) 
 // group: killing mpiexec alone would leave hydra's proxies and the ranks
 // spinning on cores that other people share.
 func Run(argv, env []string, timeout time.Duration) ([]byte, error) {
+	return RunIn("", argv, env, timeout)
+}
+
+// RunIn is Run in the working directory dir ("": the current one).
+func RunIn(dir string, argv, env []string, timeout time.Duration) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

@@ -1,0 +1,219 @@
+package main
+
+// The application suite: the scoreboard. Real applications (NWChem through
+// Global Arrays and ARMCI-MPI, an ARMCI-MPI task loop, OpenCoarrays) run
+// under every configuration, and each run gives the wall time of the whole
+// job and a verdict on its result. Unlike the other suites there is no
+// benchmark program of ours: each workload prepares its own command and
+// judges its own output (internal/apps), and the driver times the job.
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ghost-mpi/ghost/internal/apps"
+	"github.com/ghost-mpi/ghost/internal/mpiprog"
+)
+
+// Workload is one application run of the apps suite.
+type Workload struct {
+	Name  string // the metric: wall seconds of the whole job
+	Smoke bool   // part of a smoke run
+	// Setup prepares, once per suite run, what every run of the workload
+	// needs, under tmp; it returns the program and its arguments and, when
+	// the application writes files where it runs, a function that fills a
+	// fresh working directory.
+	Setup func(tmp string) (argv []string, prepare func(dir string) error, err error)
+	// Judge reads one run's output: the world size the application saw (0
+	// when it does not say), whether its result is right, and why not.
+	Judge func(stdout string) (worldSize int, ok bool, detail string)
+}
+
+// appsConfigs are the configurations of the scoreboard: plain MPICH made
+// correct two ways (NOLOCAL, and what Debian's NWChem README recommends for
+// MPICH 4.0.2), MPICH's progress thread, and Ghost as a user gets it.
+var appsConfigs = []string{"plain-nolocal", "plain-armci-nowinalloc", "mpich-thread", "ghost", "ghost-auto"}
+
+func appsSuite() Suite {
+	return Suite{
+		Name: "apps",
+		About: "Real applications, wall seconds of the whole job with 2 application ranks: NWChem 7.0.2 " +
+			"(Global Arrays over ARMCI-MPI) on the four test/apps/nwchem inputs, ARMCI-MPI's NXTASK " +
+			"task loop (test/apps/armci/armci_nxtask.c), and OpenCoarrays 2.10.1: our event program " +
+			"(test/apps/coarray/event_compute.f90, 5 posts to images that compute 3 s) and the three " +
+			"slowest shipped tests that pass with 2 images. A run counts as correct when NWChem's " +
+			"energy agrees with its reference to 1e-8 Ha, every ARMCI check passes, and a coarray test " +
+			"exits 0 saying it passed.",
+		Configs:   appsConfigs,
+		Rounds:    3,
+		Wide:      true,
+		Workloads: appWorkloads(),
+		Charts:    []Chart{categoryChart{Title: "apps: wall time of the job, s", Unit: "s", Log: true}},
+	}
+}
+
+func appWorkloads() []Workload {
+	var ws []Workload
+	for _, in := range []string{"water_scf", "water_dft", "ethanol_scf", "ethanol_dft"} {
+		ws = append(ws, nwchemWorkload(in))
+	}
+	ws = append(ws, Workload{
+		Name: "armci/nxtask", Smoke: true,
+		Setup: func(tmp string) ([]string, func(string) error, error) {
+			bin, err := apps.Build(filepath.Join("test", "apps", "armci", "armci_nxtask.c"), tmp)
+			return []string{bin}, nil, err
+		},
+		Judge: judgeChecks,
+	}, Workload{
+		Name: "coarray/event_compute", Smoke: true,
+		Setup: func(tmp string) ([]string, func(string) error, error) {
+			bin, err := apps.Build(filepath.Join("test", "apps", "coarray", "event_compute.f90"), tmp)
+			return []string{bin, "3.0", "5"}, nil, err
+		},
+		Judge: judgeCoarray,
+	})
+	for _, name := range slowCoarrayTests {
+		ws = append(ws, Workload{
+			Name: "coarray/" + name,
+			Setup: func(string) ([]string, func(string) error, error) {
+				return []string{filepath.Join(apps.CafTestDir, name)}, nil, nil
+			},
+			Judge: judgeCoarray,
+		})
+	}
+	return ws
+}
+
+// slowCoarrayTests are the three slowest of OpenCoarrays' shipped tests
+// that pass with 2 images under plain MPICH with NOLOCAL (bench/README.md
+// says how they were found).
+var slowCoarrayTests = []string{"alloc_comp_multidim_shape", "allocate_as_barrier", "allocate_as_barrier_proc"}
+
+func nwchemWorkload(input string) Workload {
+	return Workload{
+		Name: "nwchem/" + input, Smoke: input == "water_scf",
+		Setup: func(string) ([]string, func(string) error, error) {
+			src, err := os.ReadFile(filepath.Join("test", "apps", "nwchem", input+".nw"))
+			if err != nil {
+				return nil, nil, err
+			}
+			// NWChem writes its database and scratch files where it runs.
+			prepare := func(dir string) error { return os.WriteFile(filepath.Join(dir, input+".nw"), src, 0o644) }
+			return []string{apps.NWChemBin, input + ".nw"}, prepare, nil
+		},
+		Judge: func(stdout string) (int, bool, string) {
+			e, ok := apps.Energy(stdout)
+			if !ok {
+				return apps.NWChemProcs(stdout), false, "no energy"
+			}
+			d := e - apps.NWChemReference[input]
+			if math.Abs(d) > apps.EnergyTol {
+				return apps.NWChemProcs(stdout), false, fmt.Sprintf("energy %.12f off by %.1e", e, d)
+			}
+			return apps.NWChemProcs(stdout), true, fmt.Sprintf("energy %.12f", e)
+		},
+	}
+}
+
+func judgeChecks(stdout string) (int, bool, string) {
+	size, ranks, failed := apps.Checks(stdout)
+	switch {
+	case failed > 0 || strings.Contains(stdout, "FAIL"):
+		return size, false, fmt.Sprintf("%d checks failed", failed)
+	case ranks != size || size == 0:
+		return size, false, fmt.Sprintf("%d of %d ranks reported", ranks, size)
+	}
+	return size, true, "all checks passed"
+}
+
+func judgeCoarray(stdout string) (int, bool, string) {
+	if !apps.CafPassed(stdout) {
+		return 0, false, "no \"Test passed\""
+	}
+	if async, found := apps.EventPostsAsync(stdout); found {
+		return 0, true, fmt.Sprintf("passed; posts completed while the targets computed: %v", async)
+	}
+	return 0, true, "passed"
+}
+
+// runWorkloads is runSuite for a suite of workloads: every round runs every
+// workload under every configuration, alternating configurations within a
+// workload. A sample is a job's wall time; a wrong result keeps its
+// sample and is counted as a wrong value, so a fast wrong configuration
+// shows as both.
+func runWorkloads(s Suite, o options, l Launch, env []string, tmp string, deadline time.Time,
+	cfgs []Config, res SuiteResult) (SuiteResult, error) {
+	type prepared struct {
+		w       Workload
+		argv    []string
+		prepare func(string) error
+	}
+	var ws []prepared
+	for _, w := range s.Workloads {
+		if o.smoke && !w.Smoke {
+			continue
+		}
+		argv, prepare, err := w.Setup(tmp)
+		if err != nil {
+			return res, fmt.Errorf("%s: %v", w.Name, err)
+		}
+		ws = append(ws, prepared{w, argv, prepare})
+	}
+	timeout := max(o.timeout, 3*time.Minute) // a bad configuration may take minutes: record it, don't lose it
+	started := time.Now()
+	runs := 0
+	for round := 0; round < res.Rounds; round++ {
+		for _, p := range ws {
+			for _, c := range cfgs {
+				run := Run{Config: c.Name, Round: round, Env: c.Env, Command: c.Command(l, p.argv),
+					Meta: map[string]any{"workload": p.w.Name}}
+				if !deadline.IsZero() && time.Now().After(deadline) {
+					run.Error = "skipped: -max-time reached"
+					res.Runs = append(res.Runs, run)
+					continue
+				}
+				fmt.Fprintf(os.Stderr, "bench: %s: %s under %s, round %d of %d\n", s.Name, p.w.Name, c.Name, round+1, res.Rounds)
+				dir := filepath.Join(tmp, fmt.Sprintf("run%d", runs))
+				runs++
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return res, err
+				}
+				if p.prepare != nil {
+					if err := p.prepare(dir); err != nil {
+						return res, err
+					}
+				}
+				start := time.Now()
+				stdout, err := mpiprog.RunIn(dir, run.Command, append(append([]string{}, env...), c.Env...), timeout)
+				run.Seconds = time.Since(start).Seconds()
+				size, ok, detail := p.w.Judge(string(stdout))
+				run.Meta["result"] = detail
+				run.Checked = true
+				if !ok {
+					run.WrongValues = 1
+				}
+				switch {
+				case err != nil:
+					run.Error = err.Error()
+				case size != 0 && size != l.Users:
+					run.Error = fmt.Sprintf("the application saw %d ranks, want %d", size, l.Users)
+				}
+				if run.Error != "" {
+					fmt.Fprintf(os.Stderr, "bench: %s: %s under %s failed: %s\n", s.Name, p.w.Name, c.Name, run.Error)
+				} else {
+					res.Samples = append(res.Samples, Sample{Config: c.Name, Round: round, Metric: p.w.Name, Unit: "s", Value: run.Seconds})
+				}
+				res.Runs = append(res.Runs, run)
+				os.RemoveAll(dir)
+			}
+		}
+	}
+	res.Seconds = time.Since(started).Seconds()
+	res.Stats = statsOf(res.Samples)
+	res.Deltas = compare(res.Stats, res.Baseline, s.Budget)
+	return res, nil
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestAppsJudges(t *testing.T) {
+	nw := nwchemWorkload("water_scf")
+	tests := []struct {
+		name   string
+		judge  func(string) (int, bool, string)
+		out    string
+		size   int
+		ok     bool
+		detail string
+	}{
+		{"nwchem right", nw.Judge, " nproc = 2\n Total SCF energy =    -75.983831121469\n", 2, true, "energy"},
+		{"nwchem within 1e-8", nw.Judge, " nproc = 2\n Total SCF energy =    -75.983831125000\n", 2, true, "energy"},
+		{"nwchem wrong", nw.Judge, " nproc = 2\n Total SCF energy =    -75.983000000000\n", 2, false, "off by"},
+		{"nwchem no energy", nw.Judge, "crashed\n", 0, false, "no energy"},
+		{"checks pass", judgeChecks, "rank 0 of 2: 5 checks, 0 failed\nrank 1 of 2: 5 checks, 0 failed\n", 2, true, "all checks"},
+		{"checks fail", judgeChecks, "FAIL rank 1 x\nrank 0 of 2: 5 checks, 0 failed\nrank 1 of 2: 5 checks, 1 failed\n", 2, false, "1 checks failed"},
+		{"a rank missing", judgeChecks, "rank 0 of 2: 5 checks, 0 failed\n", 2, false, "1 of 2 ranks"},
+		{"coarray passed", judgeCoarray, "Test passed.\n", 0, true, "passed"},
+		{"coarray failed", judgeCoarray, "ERROR STOP\n", 0, false, "no \"Test passed\""},
+		{"events", judgeCoarray, "posts_completed_while_targets_computed=1\nTest passed.\n", 0, true, "while the targets computed: true"},
+	}
+	for _, tt := range tests {
+		size, ok, detail := tt.judge(tt.out)
+		if size != tt.size || ok != tt.ok || !strings.Contains(detail, tt.detail) {
+			t.Errorf("%s: got %d, %v, %q; want %d, %v, %q", tt.name, size, ok, detail, tt.size, tt.ok, tt.detail)
+		}
+	}
+}
+
+// The apps suite compares the configurations the scoreboard asks for, and
+// plain MPICH made correct comes first: it is the baseline of the ratios.
+func TestAppsSuiteConfigs(t *testing.T) {
+	s, ok := suiteByName("apps")
+	if !ok {
+		t.Fatal("no apps suite")
+	}
+	if s.Configs[0] != "plain-nolocal" {
+		t.Errorf("baseline %q, want plain-nolocal", s.Configs[0])
+	}
+	for _, c := range []string{"plain-armci-nowinalloc", "mpich-thread", "ghost", "ghost-auto"} {
+		if !containsString(s.Configs, c) {
+			t.Errorf("apps does not run %s", c)
+		}
+	}
+	names := map[string]bool{}
+	for _, w := range s.Workloads {
+		names[w.Name] = true
+	}
+	for _, w := range []string{"nwchem/water_scf", "nwchem/water_dft", "nwchem/ethanol_scf", "nwchem/ethanol_dft", "armci/nxtask", "coarray/event_compute"} {
+		if !names[w] {
+			t.Errorf("apps lacks %s", w)
+		}
+	}
+	if len(slowCoarrayTests) != 3 {
+		t.Errorf("%d slow coarray tests, want 3", len(slowCoarrayTests))
+	}
+}

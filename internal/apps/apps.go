@@ -1,0 +1,131 @@
+// Package apps knows the real applications Ghost is judged by, as Debian
+// installs them: where NWChem, ARMCI-MPI and OpenCoarrays live, how to
+// build our programs against them, and how to read their results. The
+// application tests (test/apps_test.go) and the application benchmark
+// (bench -suite apps) both use it, so that both judge a run the same way.
+package apps
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Where the Debian packages put what is needed. The MPICH flavours are named
+// explicitly: installing nwchem-mpich pulls in Open MPI, which may take over
+// the plain mpicc/mpif90/mpirun names.
+const (
+	NWChemBin    = "/usr/bin/nwchem.mpich"                                                       // nwchem-mpich
+	ARMCILib     = "/usr/lib/x86_64-linux-gnu/libarmci-mpich.a"                                  // libarmci-mpi-dev
+	ARMCIHeader  = "/usr/include/armci.h"                                                        // libarmci-mpi-dev
+	CafTestDir   = "/usr/lib/x86_64-linux-gnu/open-coarrays/mpich/bin/OpenCoarrays-2.10.1-tests" // libcoarrays-mpich-dev
+	CafCompiler  = "caf.mpich"                                                                   // libcoarrays-mpich-dev
+	MpiccMPICH   = "mpicc.mpich"
+	MpiexecMPICH = "mpiexec.hydra"
+)
+
+// EnergyTol is how closely an NWChem energy must agree with its reference,
+// in Hartree.
+const EnergyTol = 1e-8
+
+// NWChemReference holds the total energies of the inputs in test/apps/nwchem,
+// as plain MPICH with MPIR_CVAR_NOLOCAL=1 computes them with 2 ranks (every
+// other correct configuration agrees to 1e-11).
+var NWChemReference = map[string]float64{
+	"water_scf":   -75.983831121469,
+	"water_dft":   -76.408740814195,
+	"ethanol_scf": -154.074057197907,
+	"ethanol_dft": -155.032962340348,
+}
+
+var nwchemEnergy = regexp.MustCompile(`Total (?:SCF|DFT) energy =\s+(-?\d+\.\d+)`)
+
+// Energy returns the last total energy NWChem printed.
+func Energy(stdout string) (float64, bool) {
+	ms := nwchemEnergy.FindAllStringSubmatch(stdout, -1)
+	if len(ms) == 0 {
+		return 0, false
+	}
+	e, err := strconv.ParseFloat(ms[len(ms)-1][1], 64)
+	return e, err == nil
+}
+
+var nwchemProcs = regexp.MustCompile(`(?m)^\s*nproc\s*=\s*(\d+)`)
+
+// NWChemProcs is the process count NWChem reports it runs on (0: not
+// found).
+func NWChemProcs(stdout string) int {
+	m := nwchemProcs.FindStringSubmatch(stdout)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+var summaryLine = regexp.MustCompile(`(?m)^rank (\d+) of (\d+): (\d+) checks, (\d+) failed$`)
+
+// Checks reads the summary lines of a self-checking program (the contract
+// of test/programs/check.h): the world size they name, how many ranks
+// reported checks, and how many checks failed over all of them.
+func Checks(stdout string) (size, ranks, failed int) {
+	seen := map[int]bool{}
+	for _, m := range summaryLine.FindAllStringSubmatch(stdout, -1) {
+		rank, _ := strconv.Atoi(m[1])
+		n, _ := strconv.Atoi(m[2])
+		checks, _ := strconv.Atoi(m[3])
+		f, _ := strconv.Atoi(m[4])
+		failed += f
+		if checks > 0 {
+			seen[rank] = true
+		}
+		size = n
+	}
+	return size, len(seen), failed
+}
+
+var cafPassed = regexp.MustCompile(`(?i)test passed`)
+
+// CafPassed says whether an OpenCoarrays test reported success ("Test
+// passed." for almost all; coarray_distributed_transpose prints "test
+// passed:").
+func CafPassed(output string) bool { return cafPassed.MatchString(output) }
+
+var eventAsync = regexp.MustCompile(`posts_completed_while_targets_computed=([01])`)
+
+// EventPostsAsync reads test/apps/coarray/event_compute's verdict: whether
+// image 1's posts completed while their targets computed (found reports
+// that the line was there).
+func EventPostsAsync(stdout string) (async, found bool) {
+	m := eventAsync.FindStringSubmatch(stdout)
+	return m != nil && m[1] == "1", m != nil
+}
+
+// Build compiles one of our application programs: C with mpicc.mpich and
+// ARMCI-MPI's static library, Fortran with caf.mpich. The binary goes to
+// dir, named after the source; Fortran's .mod files stay in dir too.
+func Build(src, dir string) (string, error) {
+	src, err := filepath.Abs(src)
+	if err != nil {
+		return "", err
+	}
+	ext := filepath.Ext(src)
+	bin := filepath.Join(dir, "apps_"+strings.TrimSuffix(filepath.Base(src), ext))
+	var cmd *exec.Cmd
+	switch ext {
+	case ".c":
+		cmd = exec.Command(MpiccMPICH, "-O2", "-Wall", "-I"+filepath.Dir(src), "-o", bin, src, ARMCILib)
+	case ".f90":
+		cmd = exec.Command(CafCompiler, "-O2", "-o", bin, src)
+	default:
+		return "", fmt.Errorf("%s: unknown language", src)
+	}
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
+	}
+	return bin, nil
+}
