@@ -592,7 +592,6 @@ var cafSubset = []struct {
 	{"teams_coarray_sendget", 2},
 }
 
-
 // cafCell: a shipped test passes when it exits 0 and says so ("Test
 // passed." for almost all; coarray_distributed_transpose prints "test
 // passed:"). Plain MPICH's oversubscription warnings do not count.
@@ -612,7 +611,6 @@ func cafCell(r appResult) cell {
 	}
 	return c
 }
-
 
 // eventCell judges our event program: it must pass, and the column says
 // whether image 1's posts completed while their targets computed.

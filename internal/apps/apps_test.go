@@ -40,7 +40,7 @@ func TestNWChemProcs(t *testing.T) {
 
 func TestChecks(t *testing.T) {
 	tests := []struct {
-		out                  string
+		out                 string
 		size, ranks, failed int
 	}{
 		{"", 0, 0, 0},
