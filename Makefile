@@ -46,15 +46,17 @@ deps:
 # The demo runs the get-compute-update kernel (NWChem's DFT load balancing:
 # claim a task with Fetch_and_op, Get, compute, Accumulate) with 2 ranks
 # under plain MPICH, under MPICH's progress thread, and under Ghost, then
-# prints the times side by side. Plain MPICH may also print a wrong result:
-# that is MPICH 4.0.2's small-window alignment bug, which Ghost avoids.
+# prints the times side by side. Both MPICH runs set MPIR_CVAR_NOLOCAL=1,
+# without which MPICH 4.0.2 gets this kernel's small windows wrong (its
+# alignment bug), so the comparison is against a correct run. Ghost runs
+# with its defaults: on one machine, no ghost process at all.
 DEMO_PROG := $(BUILD)/gcu
 DEMO_ARGS := 200 2000
 demo: deps all
 	mpicc -O2 -o $(DEMO_PROG) bench/programs/gcu.c
-	@echo "== plain MPICH";           mpiexec.hydra -n 2 $(DEMO_PROG) $(DEMO_ARGS) | tee $(BUILD)/demo-plain.txt || true
-	@echo "== MPICH progress thread"; MPIR_CVAR_ASYNC_PROGRESS=1 mpiexec.hydra -n 2 $(DEMO_PROG) $(DEMO_ARGS) | tee $(BUILD)/demo-thread.txt || true
-	@echo "== Ghost (1 ghost)";       GHOST_VERBOSE=info $(BUILD)/ghost run -n 2 -g 1 -- $(DEMO_PROG) $(DEMO_ARGS) | tee $(BUILD)/demo-ghost.txt
+	@echo "== plain MPICH (MPIR_CVAR_NOLOCAL=1)";           MPIR_CVAR_NOLOCAL=1 mpiexec.hydra -n 2 $(DEMO_PROG) $(DEMO_ARGS) | tee $(BUILD)/demo-plain.txt || true
+	@echo "== MPICH progress thread (MPIR_CVAR_NOLOCAL=1)"; MPIR_CVAR_NOLOCAL=1 MPIR_CVAR_ASYNC_PROGRESS=1 mpiexec.hydra -n 2 $(DEMO_PROG) $(DEMO_ARGS) | tee $(BUILD)/demo-thread.txt || true
+	@echo "== Ghost (defaults)";                            GHOST_VERBOSE=info $(BUILD)/ghost run -n 2 -- $(DEMO_PROG) $(DEMO_ARGS) | tee $(BUILD)/demo-ghost.txt
 	@awk -F'time_s=' '/gcu:/ { split($$2, a, " "); t[FILENAME] = a[1]; r[FILENAME] = $$0 ~ /correct/ ? "correct" : "WRONG" } \
 	  END { g = t["$(BUILD)/demo-ghost.txt"]; printf "\nspeed-up of Ghost: %.2fx over plain MPICH (%s), %.2fx over the progress thread (%s); Ghost result: %s\n", \
 	  t["$(BUILD)/demo-plain.txt"] / g, r["$(BUILD)/demo-plain.txt"], t["$(BUILD)/demo-thread.txt"] / g, r["$(BUILD)/demo-thread.txt"], r["$(BUILD)/demo-ghost.txt"] }' \
