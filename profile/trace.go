@@ -20,6 +20,7 @@ const (
 	StateOn    State = "on"    // operations go through the ghosts
 	StateOff   State = "off"   // operations go straight to the targets
 	StatePlain State = "plain" // async_config=off at allocation: MPICH's own window
+	StateLocal State = "local" // on one node: served in shared memory, nothing to switch
 )
 
 // WindowState is one window's agreed state at the end of an interval.
@@ -141,9 +142,9 @@ func (r Record) validate() error {
 	}
 	for _, w := range r.Windows {
 		switch w.State {
-		case StateOn, StateOff, StatePlain:
+		case StateOn, StateOff, StatePlain, StateLocal:
 		default:
-			return fmt.Errorf("window %d: state %q is not on, off or plain", w.ID, w.State)
+			return fmt.Errorf("window %d: state %q is not on, off, plain or local", w.ID, w.State)
 		}
 	}
 	return nil

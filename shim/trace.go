@@ -112,8 +112,13 @@ func windowStates() []profile.WindowState {
 	n := int(C.ghost_win_states((*C.int64_t)(unsafe.Pointer(&ids[0])), (*C.int)(unsafe.Pointer(&states[0])), maxTracedWindows))
 	out := make([]profile.WindowState, n)
 	for i := range out {
-		s := profile.StatePlain
-		if states[i] != C.GHOST_STATE_PLAIN {
+		var s profile.State
+		switch states[i] {
+		case C.GHOST_STATE_PLAIN:
+			s = profile.StatePlain
+		case C.GHOST_STATE_LOCAL:
+			s = profile.StateLocal
+		default:
 			s = stateOf(states[i] != 0)
 		}
 		out[i] = profile.WindowState{ID: int64(ids[i]), State: s}

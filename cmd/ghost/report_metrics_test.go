@@ -41,7 +41,7 @@ func TestReportMetrics(t *testing.T) {
 		for _, line := range strings.Split(out.String(), "\n") {
 			rows[strings.Join(strings.Fields(line), " ")] = true
 		}
-		for _, want := range []string{"1 1 3 7 48 B 40 B 2 1 0 0.000 - 50%", "1 put 3 1 48 B 16 B", "1 cas 0 6 0 B 24 B"} {
+		for _, want := range []string{"1 1 3 7 0 48 B 40 B 0 B 2 1 0 0.000 - 50%", "1 put 3 1 0 48 B 16 B 0 B", "1 cas 0 6 0 0 B 24 B 0 B"} {
 			if !rows[want] {
 				t.Errorf("%v: no row %q in\n%s", args, want, out.String())
 			}

@@ -36,7 +36,7 @@ func NewCollector(node int, src Source, info BuildInfo) *Collector {
 	}
 	return &Collector{
 		src: src, info: info,
-		ops:         d("ghost_rma_operations_total", "RMA operations on redirected windows, by operation and by path (ghost: through a ghost; direct: to the target itself).", "op", "path"),
+		ops:         d("ghost_rma_operations_total", "RMA operations on Ghost's windows, by operation and by path (ghost: through a ghost; direct: to the target itself through MPICH; local: by the origin in shared memory).", "op", "path"),
 		bytes:       d("ghost_rma_bytes_total", "Bytes of target memory the RMA operations accessed, by operation and path.", "op", "path"),
 		syncs:       d("ghost_epochs_total", "Synchronization calls on redirected windows, by type (lock, lock_all, fence, pscw_start, pscw_post, flush).", "type"),
 		transitions: d("ghost_adaptation_transitions_total", "Changes of a window's agreed redirection state, by direction, counted once per window and node.", "direction"),

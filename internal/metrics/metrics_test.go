@@ -210,9 +210,9 @@ func TestWriteTable(t *testing.T) {
 		rows[strings.Join(strings.Fields(line), " ")] = true
 	}
 	for _, want := range []string{
-		"3 2 5 7 48 B 24 B 11 1 0 1.500 0.19 75%",
-		"3 put 5 1 48 B 0 B",
-		"3 cas 0 6 0 B 24 B",
+		"3 2 5 7 0 48 B 24 B 0 B 11 1 0 1.500 0.19 75%",
+		"3 put 5 1 0 48 B 0 B 0 B",
+		"3 cas 0 6 0 0 B 24 B 0 B",
 	} {
 		if !rows[want] {
 			t.Errorf("table lacks the row %q:\n%s", want, text.String())

@@ -116,16 +116,26 @@ func ReadTextfiles(paths []string) ([]NodeRecord, error) {
 // ghosts' busy fraction; then the operations by op and path.
 func WriteTable(w io.Writer, recs []NodeRecord) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "node\tusers\tops ghost\tops direct\tbytes ghost\tbytes direct\tepochs\ton->off\toff->on\tMPI s\tCR\tghost busy\t")
+	// One column per path, for operations and for bytes.
+	pathCols := func(prefix string) string {
+		var b strings.Builder
+		for _, p := range Paths {
+			b.WriteString(prefix + p + "\t")
+		}
+		return b.String()
+	}
+	fmt.Fprintln(tw, "node\tusers\t"+pathCols("ops ")+pathCols("bytes ")+"epochs\ton->off\toff->on\tMPI s\tCR\tghost busy\t")
 	for _, r := range recs {
 		var ops, bytes [NPaths]float64
 		for _, row := range r.Ops {
-			ops[0] += row[0]
-			ops[1] += row[1]
+			for p := range NPaths {
+				ops[p] += row[p]
+			}
 		}
 		for _, row := range r.Bytes {
-			bytes[0] += row[0]
-			bytes[1] += row[1]
+			for p := range NPaths {
+				bytes[p] += row[p]
+			}
 		}
 		var syncs float64
 		for _, v := range r.Syncs {
@@ -135,22 +145,42 @@ func WriteTable(w io.Writer, recs []NodeRecord) error {
 		if r.HasCR {
 			cr = fmt.Sprintf("%.2f", r.CR)
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.3f\t%s\t%s\t\n", r.Node, r.Users, ops[0], ops[1],
-			humanBytes(bytes[0]), humanBytes(bytes[1]), syncs, r.Transitions["on_to_off"], r.Transitions["off_to_on"],
-			r.MPISeconds, cr, busyList(r.Busy))
+		fmt.Fprintf(tw, "%s\t%.0f\t%s%s%.0f\t%.0f\t%.0f\t%.3f\t%s\t%s\t\n", r.Node, r.Users, countCols(ops), byteCols(bytes),
+			syncs, r.Transitions["on_to_off"], r.Transitions["off_to_on"], r.MPISeconds, cr, busyList(r.Busy))
 	}
 	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "node\top\tghost\tdirect\tbytes ghost\tbytes direct\t")
+	fmt.Fprintln(tw, "node\top\t"+pathCols("")+pathCols("bytes "))
 	for _, r := range recs {
 		for _, op := range Ops {
 			row, brow := r.Ops[op], r.Bytes[op]
-			if row[0]+row[1] == 0 {
+			total := 0.0
+			for _, v := range row {
+				total += v
+			}
+			if total == 0 {
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%s\t%s\t\n", r.Node, op, row[0], row[1], humanBytes(brow[0]), humanBytes(brow[1]))
+			fmt.Fprintf(tw, "%s\t%s\t%s%s\n", r.Node, op, countCols(row), byteCols(brow))
 		}
 	}
 	return tw.Flush()
+}
+
+// countCols and byteCols write one tab-terminated cell per path.
+func countCols(v [NPaths]float64) string {
+	var b strings.Builder
+	for _, x := range v {
+		fmt.Fprintf(&b, "%.0f\t", x)
+	}
+	return b.String()
+}
+
+func byteCols(v [NPaths]float64) string {
+	var b strings.Builder
+	for _, x := range v {
+		b.WriteString(humanBytes(x) + "\t")
+	}
+	return b.String()
 }
 
 func label(m *dto.Metric, name string) string {
