@@ -28,10 +28,13 @@ type job struct {
 	split     bool // false: pure pass-through (GHOST_NG=0)
 	// threadMultiple: MPI_Init_thread provided MPI_THREAD_MULTIPLE.
 	threadMultiple bool
-	node           C.MPI_Comm // processes of this node, users and ghosts
-	ctl            C.MPI_Comm // private duplicate of node for commands
-	worldDup       C.MPI_Comm // private duplicate of the real world, parent of internal communicators
-	started        time.Time
+	// exporter is the node's metrics when no ghost serves them (GHOST_NG=0:
+	// the node's first user does); nil otherwise.
+	exporter *nodeMetrics
+	node     C.MPI_Comm // processes of this node, users and ghosts
+	ctl      C.MPI_Comm // private duplicate of node for commands
+	worldDup C.MPI_Comm // private duplicate of the real world, parent of internal communicators
+	started  time.Time
 }
 
 var self job
@@ -114,8 +117,7 @@ func ghostAfterInit(provided C.int) C.int {
 			self.log.infof("GHOST_NG=0: no ghost processes; node-local windows %s", onOff(!cfg.NodeLocalOff))
 		}
 		C.ghost_yield_after = 0
-		C.PMPI_Comm_free(&self.node)
-		return C.MPI_SUCCESS
+		return setupNodeMetricsWithoutGhosts(layout, provided)
 	}
 
 	self.split = true
@@ -179,6 +181,7 @@ func ghostBeforeFinalize() {
 			self.userRank(), uint64(pc.calls), float64(pc.mpi_ticks)/float64(C.ghost_tsc_hz()))
 	}
 	if !self.split {
+		finishNodeMetricsWithoutGhosts()
 		return
 	}
 	node := self.layout.Nodes[self.layout.NodeOf[self.worldRank]]

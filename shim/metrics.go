@@ -13,6 +13,7 @@ import (
 
 	"github.com/ghost-mpi/ghost/internal/config"
 	"github.com/ghost-mpi/ghost/internal/metrics"
+	"github.com/ghost-mpi/ghost/redirect"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -95,7 +96,7 @@ func startMetrics(node int) *nodeMetrics {
 	if addr == "" {
 		addr = config.DefaultMetricsAddr
 	}
-	if addr == "off" && self.cfg.MetricsTextfile == "" {
+	if !metricsWanted() {
 		return nil
 	}
 	m := &nodeMetrics{node: node, source: metrics.NewFreezer(shmSource{node: node, hz: float64(C.ghost_tsc_hz())})}
@@ -112,6 +113,46 @@ func startMetrics(node int) *nodeMetrics {
 	m.exporter = metrics.Serve(ln, metrics.Handler(m.registry, self.cfg.Pprof))
 	self.log.infof("metrics of node %d at http://%s/metrics", node, m.exporter.Addr)
 	return m
+}
+
+// setupNodeMetricsWithoutGhosts gives a job without ghosts the same
+// metrics as one with: the counters move into node shared memory and the
+// node's first user runs the exporter (a goroutine, which uses the CPU only
+// when scraped). Without an endpoint or a textfile to feed, the counters
+// stay in each process and the node communicator is freed.
+func setupNodeMetricsWithoutGhosts(layout *redirect.Layout, provided C.int) C.int {
+	if !metricsWanted() {
+		C.PMPI_Comm_free(&self.node)
+		return C.MPI_SUCCESS
+	}
+	local := layout.LocalRank[self.worldRank]
+	if rc := C.ghost_counters_setup(self.node, C.int(local), C.GHOST_ROLE_USER, C.int(local),
+		boolInt(provided == C.MPI_THREAD_MULTIPLE)); rc != C.MPI_SUCCESS {
+		return rc
+	}
+	if local == 0 {
+		self.exporter = startMetrics(layout.NodeOf[self.worldRank])
+	}
+	return C.MPI_SUCCESS
+}
+
+// finishNodeMetricsWithoutGhosts is the end of the above, at MPI_Finalize,
+// collective over the node: once every user's counters are final, the
+// first user freezes them and writes the textfile.
+func finishNodeMetricsWithoutGhosts() {
+	if self.split || !metricsWanted() {
+		return
+	}
+	C.ghost_counters_finish()
+	C.PMPI_Barrier(self.node)
+	self.exporter.finish()
+	C.ghost_counters_teardown()
+	C.PMPI_Comm_free(&self.node)
+}
+
+// metricsWanted says whether a node exporter or textfile is asked for.
+func metricsWanted() bool {
+	return self.cfg.MetricsAddr != "off" || self.cfg.MetricsTextfile != ""
 }
 
 // finish runs once every user of the node has finalized: it freezes the

@@ -180,11 +180,22 @@ func TestUnknownVariableWarning(t *testing.T) {
 func TestDryRun(t *testing.T) {
 	needMPI(t)
 	ghost := filepath.Join(buildDir, "ghost")
-	r := execute(t, job{}, ghost, "run", "-n", "3", "--hosts", "nodeA:3,nodeB:3", "--dry-run", "--mpiexec-arg", "-verbose", "--", "./app", "x y")
 	lib := filepath.Join(buildDir, "libghost.so")
-	want := "-launcher fork -hosts nodeA:3,nodeB:2 -n 5 -genv LD_PRELOAD " + lib + " -genv GHOST_NG 1 -verbose ./app 'x y'"
-	if r.code != 0 || !strings.Contains(r.stdout, want) {
-		t.Fatalf("dry run printed %q, want it to contain %q\n%s", r.stdout, want, r)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-n", "3", "-g", "1"}, "-launcher fork -hosts nodeA:3,nodeB:2 -n 5 -genv LD_PRELOAD " + lib + " -genv GHOST_NG 1 -verbose ./app 'x y'"},
+		// GHOST_NG=auto: 3 users fit on the first host, so no ghost.
+		{[]string{"-n", "3"}, "-launcher fork -hosts nodeA:3 -n 3 -genv LD_PRELOAD " + lib + " -genv GHOST_NG 0 -verbose ./app 'x y'"},
+		// 4 users span both hosts: one ghost on each.
+		{[]string{"-n", "4"}, "-launcher fork -hosts nodeA:3,nodeB:3 -n 6 -genv LD_PRELOAD " + lib + " -genv GHOST_NG 1 -verbose ./app 'x y'"},
+	} {
+		args := append(append([]string{"run"}, tc.args...), "--hosts", "nodeA:3,nodeB:3", "--dry-run", "--mpiexec-arg", "-verbose", "--", "./app", "x y")
+		r := execute(t, job{}, ghost, args...)
+		if r.code != 0 || !strings.Contains(r.stdout, tc.want) {
+			t.Fatalf("dry run %v printed %q, want it to contain %q\n%s", tc.args, r.stdout, tc.want, r)
+		}
 	}
 	help := execute(t, job{}, ghost, "run", "--help")
 	for _, w := range []string{"-n N", "-g G", "--hosts", "--mpiexec-arg", "--dry-run", "GHOST_LIB", "GHOST_MPIEXEC"} {

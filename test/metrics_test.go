@@ -473,3 +473,43 @@ func rawStatus(addr, request string) (int, error) {
 	}
 	return code, nil
 }
+
+// TestMetricsWithoutGhosts: a job on one node runs no ghost by default
+// (GHOST_NG=auto), and its node still gets metrics: the first user serves
+// them and writes the textfile, and every operation of its node-local
+// windows is counted on the local path.
+func TestMetricsWithoutGhosts(t *testing.T) {
+	needMPI(t)
+	dir := t.TempDir()
+	res := ghostRun(t, job{users: 2, ghosts: 0, env: []string{"GHOST_VERBOSE=info", "GHOST_METRICS_TEXTFILE=" + dir,
+		fmt.Sprintf("GHOST_METRICS_ADDR=127.0.0.1:%d", freePort(t))},
+		args: []string{program(t, "metrics_ops.c")}, timeout: 2 * time.Minute})
+	if res.code != 0 || strings.Count(res.stdout, ": done") != 2 {
+		t.Fatalf("job failed\n%s", res)
+	}
+	if len(ghostLines(res.stderr, "metrics of node 0 at http://")) != 1 {
+		t.Errorf("no exporter announced\n%s", res)
+	}
+	recs, err := metrics.ReadTextfiles([]string{filepath.Join(dir, metrics.TextfileName(0))})
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("textfile: %v, %d records\n%s", err, len(recs), res)
+	}
+	rec := recs[0]
+	local := pathIndex("local")
+	for _, op := range metrics.Ops {
+		// Both users' operations, whichever phase of the program.
+		want := float64(2 * (metricsOpsGhost[op] + metricsOpsDirect[op]))
+		if got := rec.Ops[op][local]; got != want {
+			t.Errorf("%s local operations = %v, want %v", op, got, want)
+		}
+		if got := rec.Bytes[op][local]; got != want*float64(metricsOpBytes[op]) {
+			t.Errorf("%s local bytes = %v, want %v", op, got, want*float64(metricsOpBytes[op]))
+		}
+		if rec.Ops[op][pathIndex("ghost")]+rec.Ops[op][pathIndex("direct")] != 0 {
+			t.Errorf("%s: operations on another path: %v", op, rec.Ops[op])
+		}
+	}
+	if rec.Users != 2 || rec.Syncs["lock_all"] != 4 {
+		t.Errorf("users %v, epochs %v", rec.Users, rec.Syncs)
+	}
+}
