@@ -138,8 +138,10 @@ static int unlock_target(ghost_win_t *w, ghost_target_t *t, MPI_Win iw)
     return rc == MPI_SUCCESS ? rc2 : rc;
 }
 
-/* Flushes t's operations on iw, wherever they went. A completed flush also
- * proves t's main lock granted. */
+/* Flushes t's operations on iw, wherever they went. A completed remote
+ * flush also proves t's main lock granted; a local one does not (MPICH may
+ * hold the operations until the lock comes, and complete them locally
+ * before). */
 static int flush_target(ghost_win_t *w, ghost_target_t *t, MPI_Win iw, int (*flush)(int, MPI_Win))
 {
     int locked = ghost_in_lock_epoch(w, t);
@@ -154,7 +156,7 @@ static int flush_target(ghost_win_t *w, ghost_target_t *t, MPI_Win iw, int (*flu
         for (int i = 0; i < t->nghosts && rc == MPI_SUCCESS; i++)
             if (t->ghosts[i] != t->bound)
                 rc = flush(t->ghosts[i], iw);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS && flush == GHOST_REAL(MPI_Win_flush))
         __atomic_store_n(&t->granted, 1, __ATOMIC_RELEASE);
     return rc;
 }

@@ -44,7 +44,9 @@ void ghost_prof_exit(uint64_t t0);
 void ghost_prof_read(ghost_prof_counters_t *out);
 uint64_t ghost_now_ns(void);
 uint64_t ghost_ticks(void);
-/* TSC ticks per second, measured over 5 ms. */
+/* TSC ticks per second, measured once over at least 5 ms from
+ * ghost_tsc_hz_start (or from the first call). */
+void ghost_tsc_hz_start(void);
 double ghost_tsc_hz(void);
 
 /* Profiling predictions (GHOST_ASYNC=auto): the length of one prediction

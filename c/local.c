@@ -241,27 +241,9 @@ static int target_addr(ghost_win_t *w, int r, MPI_Aint disp, MPI_Count count, MP
     if (!in_epoch(w, r))
         return MPI_ERR_RMA_SYNC;
     const ghost_target_t *t = &w->t[r];
-    MPI_Count start = (MPI_Count)disp * t->disp_unit, lo, hi;
-    if (count <= 0) {
-        lo = hi = start;
-    } else if (simple(type)) {
-        lo = start;
-        hi = start + count * GHOST_BUILTIN_TYPE_SIZE(type);
-    } else {
-        MPI_Count lb, extent, tlb, textent;
-        int rc = GHOST_REAL(MPI_Type_get_extent_c)(type, &lb, &extent);
-        if (rc == MPI_SUCCESS)
-            rc = GHOST_REAL(MPI_Type_get_true_extent_c)(type, &tlb, &textent);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        MPI_Count span = (count - 1) * extent;
-        lo = start + tlb + (span < 0 ? span : 0);
-        hi = start + tlb + textent + (span > 0 ? span : 0);
-    }
-    /* An access of no bytes touches nothing, wherever it points. */
-    if (hi > lo && (lo < 0 || hi > t->size))
+    if (!ghost_in_range(t, disp, count, type))
         return MPI_ERR_RMA_RANGE;
-    *addr = t->addr + start;
+    *addr = t->addr + (MPI_Aint)disp * t->disp_unit;
     return MPI_SUCCESS;
 }
 
@@ -605,10 +587,6 @@ int ghost_local_wait(ghost_win_t *w, int block, int *done)
 int ghost_local_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, int epochs,
                              int async, int no_local_load_store, void *baseptr, MPI_Win *win)
 {
-    if (size < 0)
-        return MPI_ERR_SIZE;
-    if (disp_unit <= 0)
-        return MPI_ERR_DISP;
     int n, me;
     PMPI_Comm_size(comm, &n);
     PMPI_Comm_rank(comm, &me);

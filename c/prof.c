@@ -41,13 +41,35 @@ uint64_t ghost_now_ns(void)
 
 uint64_t ghost_ticks(void) { return __rdtsc(); }
 
+/* The TSC rate is measured once, against the clock, over the stretch from
+ * ghost_tsc_hz_start (early in MPI_Init) to the first ghost_tsc_hz, which
+ * sleeps only for what is left of TSC_SPAN: MPI_Init's own work then pays
+ * for the measurement, which a short job would otherwise feel. */
+enum { TSC_SPAN_NS = 5000000 };
+static uint64_t tsc_n0, tsc_t0;
+static double tsc_hz;
+
+void ghost_tsc_hz_start(void)
+{
+    if (!tsc_n0) {
+        tsc_n0 = ghost_now_ns();
+        tsc_t0 = __rdtsc();
+    }
+}
+
 double ghost_tsc_hz(void)
 {
-    uint64_t n0 = ghost_now_ns(), t0 = __rdtsc();
-    struct timespec pause = {0, 5000000};
-    nanosleep(&pause, NULL);
+    if (tsc_hz > 0)
+        return tsc_hz;
+    ghost_tsc_hz_start();
+    uint64_t elapsed = ghost_now_ns() - tsc_n0;
+    if (elapsed < TSC_SPAN_NS) {
+        struct timespec pause = {0, (long)(TSC_SPAN_NS - elapsed)};
+        nanosleep(&pause, NULL);
+    }
     uint64_t n1 = ghost_now_ns(), t1 = __rdtsc();
-    return (double)(t1 - t0) * 1e9 / (double)(n1 - n0);
+    tsc_hz = (double)(t1 - tsc_t0) * 1e9 / (double)(n1 - tsc_n0);
+    return tsc_hz;
 }
 
 static void close_interval(uint64_t now)

@@ -18,12 +18,15 @@
 #include "win.h"
 
 #include <stdlib.h>
+#include <unistd.h>
+#include <x86intrin.h>
 
 /* Translates (target rank, displacement) into (ghost, byte displacement,
  * internal window). MPI_PROC_NULL stays MPI_PROC_NULL on the global window,
  * which is always in an epoch, so MPICH itself completes it as a no-op
  * (request operations get a completed request). */
-static inline int translate(ghost_win_t *w, int *rank, MPI_Aint *disp, MPI_Win *iw)
+static inline int translate(ghost_win_t *w, int *rank, MPI_Aint *disp, MPI_Win *iw, MPI_Count count,
+                            MPI_Datatype type)
 {
     if (*rank == MPI_PROC_NULL) {
         *iw = w->gwin;
@@ -31,6 +34,8 @@ static inline int translate(ghost_win_t *w, int *rank, MPI_Aint *disp, MPI_Win *
     }
     if ((unsigned)*rank >= (unsigned)w->nusers)
         return MPI_ERR_RANK;
+    if (!ghost_in_range(&w->t[*rank], *disp, count, type))
+        return MPI_ERR_RMA_RANGE;
     int rc = ghost_epoch_window(w, *rank, iw);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -60,10 +65,14 @@ static inline int may_spread(ghost_win_t *w, const ghost_target_t *t)
 /* Returns the index, in t->ghosts, of the ghost for one PUT/GET. */
 static inline int pick_ghost(ghost_target_t *t, MPI_Aint bytes)
 {
-    static __thread unsigned seed = 0x9e3779b9u;
+    static __thread unsigned seed; /* 0: not drawn yet */
     int i = 0;
     switch (ghost_load_policy) {
     case GHOST_LOAD_RANDOM:
+        /* A seed of its own per process and thread: with one constant seed
+         * every origin would pick the same ghost sequence. */
+        if (__builtin_expect(seed == 0, 0))
+            seed = ((unsigned)getpid() * 2654435761u) ^ (unsigned)__rdtsc() ^ (unsigned)(uintptr_t)&seed;
         i = rand_r(&seed) % t->nghosts;
         break;
     case GHOST_LOAD_OP:
@@ -119,18 +128,21 @@ static inline int hw_direct(ghost_win_t *w, int target, MPI_Datatype otype, MPI_
 /* translate for PUT and GET, which may bypass the ghosts (GHOST_HW_BYPASS),
  * take the other path (GP) or be balanced over the node's ghosts. */
 static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MPI_Win *iw,
-                                   MPI_Aint count, MPI_Datatype type, MPI_Datatype target_type)
+                                   MPI_Aint count, MPI_Datatype type, MPI_Count target_count,
+                                   MPI_Datatype target_type)
 {
     int target = *rank;
     MPI_Aint target_disp = *disp;
     if (hw_direct(w, target, type, target_type)) {
+        if (!ghost_in_range(&w->t[target], target_disp, target_count, target_type))
+            return MPI_ERR_RMA_RANGE;
         const ghost_target_t *t = &w->t[target];
         *iw = w->gwin;
         *rank = t->self;
         *disp = target_disp * t->disp_unit;
         return MPI_SUCCESS;
     }
-    int rc = translate(w, rank, disp, iw);
+    int rc = translate(w, rank, disp, iw, target_count, target_type);
     if (rc != MPI_SUCCESS || target == MPI_PROC_NULL)
         return rc;
     ghost_target_t *t = &w->t[target];
@@ -181,7 +193,7 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
  * call MPICH on the internal window, count, and raise errors on the
  * application's window. rank is the variable the translation rewrites;
  * bytes is evaluated only for an operation that is counted. */
-#define REDIRECT(local_call, op, bytes, fn, win, rank, disp, ...) REDIRECT_WITH(local_call, translate(w_, &rank, &disp, &iw_), op, rank, bytes, fn, win, __VA_ARGS__)
+#define REDIRECT(local_call, op, bytes, fn, win, rank, disp, count, type, ...) REDIRECT_WITH(local_call, translate(w_, &rank, &disp, &iw_, count, type), op, rank, bytes, fn, win, __VA_ARGS__)
 #define REDIRECT_WITH(local_call, translation, op, rank, bytes, fn, win, ...)     \
     do {                                                                     \
         ghost_win_t *w_ = ghost_redirected(win);                               \
@@ -202,7 +214,7 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
 /* A node-local operation followed by its (already complete) request. */
 #define LOCAL_REQ(call, req) ((rc_local_ = (call)) == MPI_SUCCESS ? ghost_local_request(req) : rc_local_)
 
-#define REDIRECT_REQ(local_call, op, bytes, fn, win, req, rank, disp, ...) REDIRECT_REQ_WITH(local_call, translate(w_, &rank, &disp, &iw_), op, rank, bytes, fn, win, req, __VA_ARGS__)
+#define REDIRECT_REQ(local_call, op, bytes, fn, win, req, rank, disp, count, type, ...) REDIRECT_REQ_WITH(local_call, translate(w_, &rank, &disp, &iw_, count, type), op, rank, bytes, fn, win, req, __VA_ARGS__)
 #define REDIRECT_REQ_WITH(local_call, translation, op, rank, bytes, fn, win, req, ...) \
     do {                                                                     \
         ghost_win_t *w_ = ghost_redirected(win);                               \
@@ -234,7 +246,7 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                                          target_rank, target_disp, target_count, target_datatype), \
                                    translate_spread(w_, &target_rank, &target_disp, &iw_,   \
                                                     origin_count, origin_datatype,           \
-                                                    target_datatype),                        \
+                                                    target_count, target_datatype),          \
                                    op, target_rank, ghost_type_bytes(target_count, target_datatype), \
                                    name, win, origin_addr, origin_count, origin_datatype,     \
                                    target_rank, target_disp, target_count, target_datatype);  \
@@ -253,7 +265,7 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                                              target_datatype),                                \
                                        translate_spread(w_, &target_rank, &target_disp,     \
                                                         &iw_, origin_count, origin_datatype,  \
-                                                        target_datatype),                     \
+                                                        target_count, target_datatype),       \
                                        op, target_rank, ghost_type_bytes(target_count, target_datatype), \
                                        name, win, request, origin_addr, origin_count,         \
                                        origin_datatype, target_rank, target_disp,             \
@@ -273,7 +285,7 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                                               target_rank, target_disp, target_count,         \
                                               target_datatype, op),                           \
                               GHOST_OP_ACC, ghost_type_bytes(target_count, target_datatype), \
-                              name, win, target_rank, target_disp, origin_addr, origin_count, \
+                              name, win, target_rank, target_disp, target_count, target_datatype, origin_addr, origin_count, \
                               origin_datatype, target_rank, target_disp, target_count,       \
                               target_datatype, op);                                          \
                  })
@@ -292,7 +304,7 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                                                   target_rank, target_disp, target_count,      \
                                                   target_datatype, op),                        \
                                   GHOST_OP_ACC, ghost_type_bytes(target_count, target_datatype), \
-                                  name, win, request, target_rank, target_disp, origin_addr, \
+                                  name, win, request, target_rank, target_disp, target_count, target_datatype, origin_addr, \
                                   origin_count, origin_datatype, target_rank, target_disp,   \
                                   target_count, target_datatype, op);                        \
                  })
@@ -312,7 +324,7 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                                               result_datatype, target_rank, target_disp,      \
                                               target_count, target_datatype, op),             \
                               GHOST_OP_GET_ACC, ghost_type_bytes(target_count, target_datatype), \
-                              name, win, target_rank, target_disp, origin_addr, origin_count, \
+                              name, win, target_rank, target_disp, target_count, target_datatype, origin_addr, origin_count, \
                               origin_datatype, result_addr, result_count, result_datatype,   \
                               target_rank, target_disp, target_count, target_datatype, op);  \
                  })
@@ -333,7 +345,7 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                                                   result_count, result_datatype, target_rank,  \
                                                   target_disp, target_count, target_datatype, op), \
                                   GHOST_OP_GET_ACC, ghost_type_bytes(target_count, target_datatype), \
-                                  name, win, request, target_rank, target_disp, origin_addr, \
+                                  name, win, request, target_rank, target_disp, target_count, target_datatype, origin_addr, \
                                   origin_count, origin_datatype, result_addr, result_count,  \
                                   result_datatype, target_rank, target_disp, target_count,   \
                                   target_datatype, op);                                      \
@@ -363,7 +375,7 @@ GHOST_DEFINE(MPI_Fetch_and_op,
              {
                  REDIRECT(ghost_local_acc(w_, GHOST_OP_FOP, origin_addr, 1, datatype, result_addr, 1,
                                           datatype, target_rank, target_disp, 1, datatype, op),
-                          GHOST_OP_FOP, ghost_type_bytes(1, datatype), MPI_Fetch_and_op, win, target_rank, target_disp, origin_addr,
+                          GHOST_OP_FOP, ghost_type_bytes(1, datatype), MPI_Fetch_and_op, win, target_rank, target_disp, 1, datatype, origin_addr,
                           result_addr, datatype, target_rank, target_disp, op);
              })
 
@@ -374,6 +386,6 @@ GHOST_DEFINE(MPI_Compare_and_swap,
              {
                  REDIRECT(ghost_local_cas(w_, origin_addr, compare_addr, result_addr, datatype,
                                           target_rank, target_disp),
-                          GHOST_OP_CAS, ghost_type_bytes(1, datatype), MPI_Compare_and_swap, win, target_rank, target_disp, origin_addr,
+                          GHOST_OP_CAS, ghost_type_bytes(1, datatype), MPI_Compare_and_swap, win, target_rank, target_disp, 1, datatype, origin_addr,
                           compare_addr, result_addr, datatype, target_rank, target_disp);
              })

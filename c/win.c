@@ -140,6 +140,20 @@ void ghost_win_delete(ghost_win_t *w)
     free(w);
 }
 
+int ghost_in_range_derived(const ghost_target_t *t, MPI_Aint disp, MPI_Count count, MPI_Datatype type)
+{
+    MPI_Count lb, extent, tlb, textent;
+    if (GHOST_REAL(MPI_Type_get_extent_c)(type, &lb, &extent) != MPI_SUCCESS ||
+        GHOST_REAL(MPI_Type_get_true_extent_c)(type, &tlb, &textent) != MPI_SUCCESS)
+        return 1; /* MPICH reports a bad datatype itself */
+    if (textent == 0)
+        return 1;
+    MPI_Count start = (MPI_Count)disp * t->disp_unit, span = (count - 1) * extent;
+    MPI_Count lo = start + tlb + (span < 0 ? span : 0);
+    MPI_Count hi = start + tlb + textent + (span > 0 ? span : 0);
+    return lo >= 0 && hi <= t->size;
+}
+
 /* Errors on internal windows are raised on the application's window, with
  * the errhandler the application chose for it. */
 int ghost_win_error(ghost_win_t *w, int code)
@@ -251,14 +265,30 @@ static int check_window_comm(MPI_Comm comm)
     return rc;
 }
 
-static int win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+/* Arguments Ghost checks itself are errors of the communicator, raised on
+ * its errhandler as MPICH would. */
+static int check_window_args(MPI_Comm comm, MPI_Aint size, MPI_Aint disp_unit)
+{
+    int rc = MPI_SUCCESS;
+    if (size < 0)
+        rc = MPI_ERR_SIZE;
+    else if (disp_unit <= 0 || disp_unit > 0x7fffffff)
+        rc = MPI_ERR_DISP;
+    if (rc != MPI_SUCCESS)
+        PMPI_Comm_call_errhandler(comm, rc);
+    return rc;
+}
+
+static int win_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                         MPI_Win *win)
 {
     comm = GHOST_USER_COMM(comm);
     int rc = check_window_comm(comm);
+    if (rc == MPI_SUCCESS)
+        rc = check_window_args(comm, size, disp_unit);
     if (rc != MPI_SUCCESS)
         return rc;
-    return ghostWinAllocate(size, disp_unit, info, comm, baseptr, win);
+    return ghostWinAllocate(size, (int)disp_unit, info, comm, baseptr, win);
 }
 
 int ghost_windows_managed = 0;
@@ -278,9 +308,7 @@ int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
 {
     if (!ghost_windows_managed)
         return GHOST_REAL(MPI_Win_allocate_c)(size, disp_unit, info, comm, baseptr, win);
-    if (disp_unit <= 0 || disp_unit > 0x7fffffff)
-        return MPI_ERR_DISP;
-    return win_allocate(size, (int)disp_unit, info, comm, baseptr, win);
+    return win_allocate(size, disp_unit, info, comm, baseptr, win);
 }
 int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                        void *baseptr, MPI_Win *win) __attribute__((alias("PMPI_Win_allocate_c")));
