@@ -584,8 +584,8 @@ int ghost_local_wait(ghost_win_t *w, int block, int *done)
 
 /* ---- window objects ----------------------------------------------------- */
 
-int ghost_local_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, int epochs,
-                             int async, int no_local_load_store, void *baseptr, MPI_Win *win)
+int ghost_local_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                             const ghost_hints_t *hints, void *baseptr, MPI_Win *win)
 {
     int n, me;
     PMPI_Comm_size(comm, &n);
@@ -604,15 +604,15 @@ int ghost_local_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
     rc = GHOST_REAL(MPI_Barrier)(comm);
     ghost_win_t *w = ghost_win_new(n, 0);
     w->local = 1;
-    w->redirect = async; /* only reported: every operation takes the local path */
+    w->redirect = hints->async; /* only reported: every operation takes the local path */
     w->pending = -1;
     w->user = shm;
     w->rank = me;
     w->base = base;
     w->size = size;
     w->disp_unit = disp_unit;
-    w->no_local_load_store = no_local_load_store;
-    w->epochs = epochs; /* reported; every kind of epoch works here */
+    w->no_local_load_store = hints->no_local_load_store;
+    w->epochs = hints->epochs; /* reported; every kind of epoch works here */
     w->seen = calloc(2 * (size_t)n, sizeof(uint32_t));
     for (int r = 0; rc == MPI_SUCCESS && r < n; r++) {
         MPI_Aint qsize;
@@ -646,8 +646,10 @@ int ghost_local_win_free(ghost_win_t *w, MPI_Win *win)
 {
     if (w->lockall || w->nlocked || w->access_open || w->nexposure)
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
-    /* No process may still be reaching into a segment that goes away. */
-    barrier(w);
+    /* No barrier of our own: every origin completed its epochs before it
+     * called MPI_Win_free (MPI makes freeing a window with open epochs
+     * erroneous), and each process maps the segments itself, so one that
+     * leaves first unmaps nothing the others still use. */
     ghost_win_unregister(w);
     ghost_count_shm(-(int64_t)(ROUND_LINE(w->size) + ghost_local_ctl_bytes(w->nusers)));
     ghost_win_delete(w);

@@ -41,11 +41,10 @@ enum { GHOST_LOCAL_EXCL = 0x80000000u };
 MPI_Aint ghost_local_ctl_bytes(int nranks);
 
 /* MPI_Win_allocate of a node-local window (collective over comm, whose
- * processes all share one node). epochs (GHOST_EPOCH_* bits) and async
- * are the hints, kept to be reported: every epoch works here, and no
- * operation goes through a ghost. */
-int ghost_local_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, int epochs,
-                             int async, int no_local_load_store, void *baseptr, MPI_Win *win);
+ * processes all share one node). The epochs and async hints are kept to be
+ * reported: every epoch works here, and no operation goes through a ghost. */
+int ghost_local_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                             const ghost_hints_t *hints, void *baseptr, MPI_Win *win);
 int ghost_local_win_free(ghost_win_t *w, MPI_Win *win);
 
 /* Operations. Each returns an MPI error code; the caller raises it. */

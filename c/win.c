@@ -8,6 +8,7 @@
  * handle it does not have yet.
  */
 #include "counters.h"
+#include "local.h"
 #include "win.h"
 
 #include <pthread.h>
@@ -279,6 +280,127 @@ static int check_window_args(MPI_Comm comm, MPI_Aint size, MPI_Aint disp_unit)
     return rc;
 }
 
+ghost_hints_t ghost_default_hints; /* set by Go at MPI_Init, before any window is managed */
+int ghost_node_local = 0;
+
+enum { MAX_HINT_KEYS = 8 };
+static char hint_keys[MAX_HINT_KEYS][MPI_MAX_INFO_KEY + 1];
+static int nhint_keys;
+
+int ghost_hint_key_add(const char *key)
+{
+    if (nhint_keys == MAX_HINT_KEYS || strlen(key) > MPI_MAX_INFO_KEY)
+        return MPI_ERR_INTERN;
+    strcpy(hint_keys[nhint_keys++], key);
+    return MPI_SUCCESS;
+}
+
+/* The values of Ghost's keys in the last info object that held one, and
+ * the hints Go made of them. Applications allocate many windows with the
+ * same info (ARMCI-MPI names epochs_used on every one), and the answer of
+ * the last call is reused without entering Go; the warnings about a bad
+ * value were printed at its first window. */
+enum { CACHED_VALUE_MAX = 256 };
+static struct {
+    int valid;
+    int set[MAX_HINT_KEYS];
+    char value[MAX_HINT_KEYS][CACHED_VALUE_MAX];
+    ghost_hints_t hints;
+} last_info;
+static pthread_mutex_t last_info_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Reads Ghost's keys of info into set/value; returns 0 when a value is too
+ * long to cache. */
+static int read_hint_keys(MPI_Info info, int *set, char value[][CACHED_VALUE_MAX])
+{
+    for (int i = 0; i < nhint_keys; i++) {
+        int len = CACHED_VALUE_MAX;
+        set[i] = 0;
+        if (GHOST_REAL(MPI_Info_get_string)(info, hint_keys[i], &len, value[i], &set[i]) != MPI_SUCCESS)
+            return 0;
+        if (!set[i])
+            value[i][0] = 0;
+        else if (len > CACHED_VALUE_MAX)
+            return 0;
+    }
+    return 1;
+}
+
+static void window_hints(MPI_Info info, MPI_Comm comm, ghost_hints_t *hints)
+{
+    *hints = ghost_default_hints;
+    if (info == MPI_INFO_NULL)
+        return;
+    int set[MAX_HINT_KEYS], any = 0;
+    char value[MAX_HINT_KEYS][CACHED_VALUE_MAX];
+    int cacheable = read_hint_keys(info, set, value);
+    for (int i = 0; i < nhint_keys; i++)
+        any |= set[i];
+    if (cacheable && !any)
+        return;
+    pthread_mutex_lock(&last_info_lock);
+    int hit = cacheable && last_info.valid;
+    for (int i = 0; hit && i < nhint_keys; i++)
+        hit = set[i] == last_info.set[i] && strcmp(value[i], last_info.value[i]) == 0;
+    if (hit)
+        *hints = last_info.hints;
+    pthread_mutex_unlock(&last_info_lock);
+    if (hit)
+        return;
+    ghostWinHints(info, comm, hints);
+    if (!cacheable)
+        return;
+    pthread_mutex_lock(&last_info_lock);
+    memcpy(last_info.set, set, sizeof set);
+    memcpy(last_info.value, value, sizeof value);
+    last_info.hints = *hints;
+    last_info.valid = 1;
+    pthread_mutex_unlock(&last_info_lock);
+}
+
+static int *node_of; /* by real world rank; NULL while the job lies on one node */
+static MPI_Group world_group;
+
+int ghost_nodes_setup(int nworld, const int *nodes)
+{
+    int *copy = malloc((size_t)nworld * sizeof *copy);
+    if (!copy)
+        return MPI_ERR_NO_MEM;
+    memcpy(copy, nodes, (size_t)nworld * sizeof *copy);
+    int rc = GHOST_REAL(MPI_Comm_group)(MPI_COMM_WORLD, &world_group);
+    if (rc != MPI_SUCCESS) {
+        free(copy);
+        return rc;
+    }
+    node_of = copy;
+    return MPI_SUCCESS;
+}
+
+/* Whether every process of comm lies on this process's node. Every member
+ * answers alike from the same group and table, with no message: a window
+ * allocation must not pay a collective to choose its path. */
+static int on_one_node(MPI_Comm comm)
+{
+    if (!node_of)
+        return 1;
+    MPI_Group group;
+    if (GHOST_REAL(MPI_Comm_group)(comm, &group) != MPI_SUCCESS)
+        return 0;
+    int n = 0, one = 0;
+    GHOST_REAL(MPI_Group_size)(group, &n);
+    int *ranks = malloc(2 * (size_t)n * sizeof *ranks);
+    if (ranks) {
+        for (int i = 0; i < n; i++)
+            ranks[i] = i;
+        one = GHOST_REAL(MPI_Group_translate_ranks)(group, n, ranks, world_group, ranks + n) == MPI_SUCCESS;
+        for (int i = 1; one && i < n; i++)
+            one = node_of[ranks[n + i]] == node_of[ranks[n]];
+        free(ranks);
+    }
+    GHOST_REAL(MPI_Group_free)(&group);
+    return one;
+}
+
 static int win_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                         MPI_Win *win)
 {
@@ -288,7 +410,16 @@ static int win_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
         rc = check_window_args(comm, size, disp_unit);
     if (rc != MPI_SUCCESS)
         return rc;
-    return ghostWinAllocate(size, (int)disp_unit, info, comm, baseptr, win);
+    /* Go reads Ghost's info keys and warns about bad ones. Without new
+     * values, and on the node-local path, Go is not entered at all: with one P, the Go
+     * runtime hands its scheduler to another thread whenever C runs long
+     * after or inside a call into Go, as window collectives do, and that
+     * cost ~0.1 ms and a few context switches per window. */
+    ghost_hints_t hints;
+    window_hints(info, comm, &hints);
+    if (ghost_node_local && on_one_node(comm))
+        return ghost_local_win_allocate(size, (int)disp_unit, info, comm, &hints, baseptr, win);
+    return ghostWinAllocate(size, (int)disp_unit, info, comm, &hints, baseptr, win);
 }
 
 int ghost_windows_managed = 0;

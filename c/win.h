@@ -259,9 +259,37 @@ enum { GHOST_WIN_NULL = MPI_WIN_NULL, GHOST_COMM_NULL = MPI_COMM_NULL };
  * MPI_Init. */
 extern int ghost_windows_managed;
 
+/* What MPI_Win_allocate's info asks of Ghost, resolved against the job's
+ * settings (GHOST_ASYNC): the epoch kinds the window uses (GHOST_EPOCH_*
+ * bits), whether it starts redirected, and no_local_load_store. */
+typedef struct {
+    int epochs;
+    int async;
+    int no_local_load_store;
+} ghost_hints_t;
+
+/* The hints of MPI_INFO_NULL, which Go works out once at MPI_Init, so that
+ * a window allocated without info needs no call into Go. */
+extern ghost_hints_t ghost_default_hints;
+
+/* Names one of Ghost's info keys (redirect.HintKeys); Go calls it at
+ * MPI_Init. Only an info object holding one of them is handed to Go. */
+int ghost_hint_key_add(const char *key);
+
+/* Nonzero unless GHOST_NODE_LOCAL=off: a window whose group lies on one node
+ * takes the node-local path (local.c). Set by Go at MPI_Init. */
+extern int ghost_node_local;
+
+/* The node of every process of the real world (ghosts included), so that
+ * whether a communicator lies on one node is answered without communication.
+ * Called by Go at MPI_Init when the job spans several nodes; until then
+ * every communicator counts as lying on one node. */
+int ghost_nodes_setup(int nworld, const int *node_of);
+
 /* Entry points into Go. */
+extern void ghostWinHints(MPI_Info info, MPI_Comm comm, ghost_hints_t *hints);
 extern int ghostWinAllocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                            void *baseptr, MPI_Win *win);
+                            ghost_hints_t *hints, void *baseptr, MPI_Win *win);
 extern int ghostWinFree(MPI_Win *win);
 
 #endif

@@ -76,6 +76,10 @@ const (
 	KeyAsyncConfig      = "async_config"
 )
 
+// HintKeys lists every key ParseHints reads: an info object with none of
+// them gets the defaults.
+var HintKeys = []string{KeyEpochsUsed, KeyNoLocalLoadStore, KeyAsyncConfig}
+
 // ParseHints reads the hints through get, which returns a key's value and
 // whether it is set. A malformed value falls back to the default for that
 // key and is reported, naming the key, the value and what is accepted, as

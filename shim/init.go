@@ -109,6 +109,9 @@ func ghostAfterInit(provided C.int) C.int {
 	}
 	cfg = applyThresholds(cfg, world, layout)
 	self.cfg = cfg
+	if rc := setupWindowPaths(cfg, layout); rc != C.MPI_SUCCESS {
+		return rc
+	}
 
 	if cfg.NG == 0 {
 		setupProfiling(cfg)

@@ -62,25 +62,58 @@ func (iw *internalWin) internalRank(world int) int {
 	return sort.SearchInts(iw.plan.Members, world)
 }
 
-// ghostWinAllocate runs MPI_Win_allocate for a user process.
+// ghostWinHints reads Ghost's info keys for MPI_Win_allocate, warns once
+// per window about malformed ones, and resolves async_config against
+// GHOST_ASYNC.
 //
-//export ghostWinAllocate
-func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.MPI_Comm,
-	baseptr unsafe.Pointer, win *C.MPI_Win) C.int {
+//export ghostWinHints
+func ghostWinHints(info C.MPI_Info, comm C.MPI_Comm, out *C.ghost_hints_t) {
 	hints, problems := redirect.ParseHints(func(key string) (string, bool) { return infoGet(info, key) })
 	if len(problems) > 0 && commRank(comm) == 0 {
 		for _, p := range problems {
 			self.log.warnf("MPI_Win_allocate: %v", p)
 		}
 	}
-	// A window on one node needs no ghost and no MPI on its data path,
-	// whatever its async_config: the origins serve it in shared memory.
-	asyncOff := hints.Async == redirect.AsyncOff || (hints.Async == redirect.AsyncDefault && self.cfg.Async == config.AsyncOff)
-	if !self.cfg.NodeLocalOff && onOneNode(comm) {
-		return C.ghost_local_win_allocate(size, dispUnit, info, comm, C.int(hints.Epochs), boolInt(!asyncOff),
-			boolInt(hints.NoLocalLoadStore), baseptr, win)
+	*out = cHints(hints)
+}
+
+// setupWindowPaths hands C what it needs to choose a window's path without
+// Go: the hints of a window allocated without info, whether the node-local
+// path is on, and every process's node when the job spans several.
+func setupWindowPaths(cfg config.Config, layout *redirect.Layout) C.int {
+	hints, _ := redirect.ParseHints(func(string) (string, bool) { return "", false })
+	C.ghost_default_hints = cHints(hints)
+	for _, key := range redirect.HintKeys {
+		ckey := C.CString(key)
+		rc := C.ghost_hint_key_add(ckey)
+		C.free(unsafe.Pointer(ckey))
+		if rc != C.MPI_SUCCESS {
+			return rc
+		}
 	}
-	if !self.split || asyncOff {
+	C.ghost_node_local = boolInt(!cfg.NodeLocalOff)
+	if len(layout.Nodes) == 1 {
+		return C.MPI_SUCCESS
+	}
+	nodes := make([]C.int, len(layout.NodeOf))
+	for i, n := range layout.NodeOf {
+		nodes[i] = C.int(n)
+	}
+	return C.ghost_nodes_setup(C.int(len(nodes)), &nodes[0])
+}
+
+func cHints(h redirect.Hints) C.ghost_hints_t {
+	asyncOff := h.Async == redirect.AsyncOff || (h.Async == redirect.AsyncDefault && self.cfg.Async == config.AsyncOff)
+	return C.ghost_hints_t{epochs: C.int(h.Epochs), async: boolInt(!asyncOff), no_local_load_store: boolInt(h.NoLocalLoadStore)}
+}
+
+// ghostWinAllocate runs MPI_Win_allocate for a user process, for a window
+// that spans nodes (C serves windows on one node itself, in local.c).
+//
+//export ghostWinAllocate
+func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.MPI_Comm,
+	hints *C.ghost_hints_t, baseptr unsafe.Pointer, win *C.MPI_Win) C.int {
+	if !self.split || hints.async == 0 {
 		return C.ghost_win_allocate_plain(size, dispUnit, info, comm, baseptr, win)
 	}
 
@@ -103,7 +136,7 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 		if notifies {
 			node := self.layout.Nodes[self.layout.NodeOf[self.worldRank]]
 			cmd := C.ghost_cmd_t{op: C.GHOST_CMD_WIN_ALLOCATE}
-			cmd.arg[0], cmd.arg[1], cmd.arg[2] = C.int64_t(id), C.int64_t(len(users)), C.int64_t(hints.Epochs)
+			cmd.arg[0], cmd.arg[1], cmd.arg[2] = C.int64_t(id), C.int64_t(len(users)), C.int64_t(hints.epochs)
 			payload := make([]C.int, len(users))
 			for i, u := range users {
 				payload[i] = C.int(u)
@@ -115,7 +148,7 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 			}
 		}
 		var rc C.int
-		iw, rc = buildInternal(id, plan, users, int64(size), int(dispUnit), hints.Epochs)
+		iw, rc = buildInternal(id, plan, users, int64(size), int(dispUnit), redirect.Epochs(hints.epochs))
 		return rc
 	})
 	if rc != C.MPI_SUCCESS {
@@ -125,9 +158,9 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	w.id = C.int64_t(id)
 	w.rank = C.int(commRank(pscw))
 	w.base, w.size, w.disp_unit = iw.base, size, dispUnit
-	w.epochs = C.int(hints.Epochs)
+	w.epochs = hints.epochs
 	w.redirect, w.pending = initialState(pscw, len(users)), -1
-	w.no_local_load_store = boolInt(hints.NoLocalLoadStore)
+	w.no_local_load_store = hints.no_local_load_store
 	w.track_touched = boolInt(!self.threadMultiple)
 	w.wincomm, w.pscw, w.shm, w.gwin = iw.comm, pscw, iw.shm, iw.global
 	locks := unsafe.Slice(w.lwin, len(iw.locks))
@@ -180,17 +213,6 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	*(*unsafe.Pointer)(baseptr) = iw.base
 	*win = w.user
 	return C.MPI_SUCCESS
-}
-
-// onOneNode reports whether every process of comm lies on this process's
-// node (collective over comm, unless the whole job lies on one node).
-func onOneNode(comm C.MPI_Comm) bool {
-	if len(self.layout.Nodes) == 1 {
-		return true
-	}
-	node := self.layout.NodeOf[self.worldRank]
-	extremes := allreduceMinInts(comm, node, -node)
-	return extremes[0] == -extremes[1]
 }
 
 // ghostWinFree runs MPI_Win_free of a redirected window for a user process.
