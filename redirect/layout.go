@@ -37,6 +37,21 @@ func CountNodes(leaderOf []int) int {
 	return len(seen)
 }
 
+// FewestPerNode is the number of processes on the emptiest node.
+func FewestPerNode(leaderOf []int) int {
+	count := map[int]int{}
+	for _, l := range leaderOf {
+		count[l]++
+	}
+	fewest := 0
+	for _, n := range count {
+		if fewest == 0 || n < fewest {
+			fewest = n
+		}
+	}
+	return fewest
+}
+
 // NewLayout splits the processes. leaderOf[r] is any value shared by exactly
 // the processes on r's node (the world rank of its local rank 0 is used at
 // run time); ng is the number of ghosts per node. Local ranks follow world

@@ -165,3 +165,21 @@ func TestCountNodes(t *testing.T) {
 		}
 	}
 }
+
+func TestFewestPerNode(t *testing.T) {
+	tests := []struct {
+		leaders []int
+		want    int
+	}{
+		{nil, 0},
+		{[]int{0}, 1},
+		{[]int{0, 0, 0}, 3},
+		{[]int{0, 0, 2, 2, 2}, 2},
+		{[]int{0, 1, 2}, 1}, // MPIR_CVAR_NOLOCAL=1: every process a node of its own
+	}
+	for _, tt := range tests {
+		if got := FewestPerNode(tt.leaders); got != tt.want {
+			t.Errorf("FewestPerNode(%v) = %d, want %d", tt.leaders, got, tt.want)
+		}
+	}
+}

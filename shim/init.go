@@ -71,7 +71,7 @@ func ghostAfterInit(provided C.int) C.int {
 	self.node = commSplitShared(world)
 	leader := bcastInt(self.node, self.worldRank, 0)
 	leaders := allgatherInt(world, leader)
-	cfg.NG = config.ResolveNG(cfg.NG, redirect.CountNodes(leaders))
+	cfg.NG = config.ResolveNG(cfg.NG, redirect.CountNodes(leaders), redirect.FewestPerNode(leaders) > 1)
 	layout, err := redirect.NewLayout(leaders, cfg.NG)
 	if err != nil {
 		errs = append(errs, err.Error())

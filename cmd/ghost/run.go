@@ -138,7 +138,7 @@ func autoGhosts(users int, hostList string) int {
 			}
 		}
 	}
-	return config.ResolveNG(config.NGAuto, nodes)
+	return config.ResolveNG(config.NGAuto, nodes, true) // the launcher starts the ghosts' processes itself
 }
 
 // findLibrary locates libghost.so for the ranks.

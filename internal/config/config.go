@@ -72,12 +72,17 @@ const MaxNG = 8
 const NGAuto = -1
 
 // ResolveNG turns NGAuto into a ghost count for a job on nodes nodes; an
-// explicit count is returned unchanged.
-func ResolveNG(ng, nodes int) int {
+// explicit count is returned unchanged. room says whether every node can
+// give a process to a ghost and keep a user: a launcher adds the ghost
+// processes itself, but processes started without `ghost run` (for
+// instance with MPIR_CVAR_NOLOCAL=1, where every process is a node of its
+// own) may hold one process per node, and auto then means no ghost rather
+// than an error.
+func ResolveNG(ng, nodes int, room bool) int {
 	if ng != NGAuto {
 		return ng
 	}
-	if nodes > 1 {
+	if nodes > 1 && room {
 		return 1
 	}
 	return 0
@@ -186,7 +191,7 @@ var Vars = []Var{
 	{
 		Name: "GHOST_NG", Aliases: []string{"CSP_NG"},
 		Accepted: "auto, or an integer from 0 to 8, smaller than the processes on every node", Default: "auto",
-		Doc: "Ghost processes per node. auto: 1 when the job spans several nodes, 0 when it lies on one node, where every window is served in shared memory without a ghost. 0: no ghost process; windows on one node still take the node-local path, and windows that span nodes are MPICH's own (with segments realigned).",
+		Doc: "Ghost processes per node. auto: 1 when the job spans several nodes that each hold at least 2 processes, 0 when it lies on one node (or a node holds one process), where every window is served in shared memory without a ghost. 0: no ghost process; windows on one node still take the node-local path, and windows that span nodes are MPICH's own (with segments realigned).",
 		set: func(c *Config, v string) bool {
 			if strings.TrimSpace(v) == "auto" {
 				c.NG = NGAuto

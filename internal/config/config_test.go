@@ -7,17 +7,23 @@ import (
 )
 
 func TestResolveNG(t *testing.T) {
-	tests := []struct{ ng, nodes, want int }{
-		{NGAuto, 1, 0},
-		{NGAuto, 2, 1},
-		{NGAuto, 1000, 1},
-		{0, 4, 0},
-		{2, 1, 2},
-		{1, 1, 1},
+	tests := []struct {
+		ng, nodes int
+		room      bool
+		want      int
+	}{
+		{NGAuto, 1, true, 0},
+		{NGAuto, 2, true, 1},
+		{NGAuto, 1000, true, 1},
+		{NGAuto, 2, false, 0}, // a node of one process keeps it as a user
+		{0, 4, true, 0},
+		{2, 1, true, 2},
+		{1, 1, true, 1},
+		{1, 2, false, 1}, // explicit counts are checked by the layout, not here
 	}
 	for _, tt := range tests {
-		if got := ResolveNG(tt.ng, tt.nodes); got != tt.want {
-			t.Errorf("ResolveNG(%d, %d) = %d, want %d", tt.ng, tt.nodes, got, tt.want)
+		if got := ResolveNG(tt.ng, tt.nodes, tt.room); got != tt.want {
+			t.Errorf("ResolveNG(%d, %d, %v) = %d, want %d", tt.ng, tt.nodes, tt.room, got, tt.want)
 		}
 	}
 }
