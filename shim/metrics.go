@@ -24,13 +24,15 @@ var version = "dev"
 // shmSource reads the counter blocks of this node (c/counters.c) for the
 // exporter. It makes no MPI call: each block is copied word by word from
 // shared memory.
+//
+// The TSC rate is asked for at the first snapshot, not at start: measuring
+// it takes 5 ms from MPI_Init, which a short job's setup would wait for.
 type shmSource struct {
 	node int
-	hz   float64
 }
 
 func (s shmSource) Snapshot() metrics.Snapshot {
-	snap := metrics.Snapshot{Node: s.node, TSCHz: s.hz, NowTicks: uint64(C.ghost_ticks())}
+	snap := metrics.Snapshot{Node: s.node, TSCHz: float64(C.ghost_tsc_hz()), NowTicks: uint64(C.ghost_ticks())}
 	n := int(C.ghost_counters_count())
 	snap.Blocks = make([]metrics.Block, 0, n)
 	for i := 0; i < n; i++ {
@@ -99,7 +101,7 @@ func startMetrics(node int) *nodeMetrics {
 	if !metricsWanted() {
 		return nil
 	}
-	m := &nodeMetrics{node: node, source: metrics.NewFreezer(shmSource{node: node, hz: float64(C.ghost_tsc_hz())})}
+	m := &nodeMetrics{node: node, source: metrics.NewFreezer(shmSource{node: node})}
 	m.registry = prometheus.NewRegistry()
 	m.registry.MustRegister(metrics.NewCollector(node, m.source, buildInfo()))
 	if addr == "off" {
