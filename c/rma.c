@@ -125,6 +125,27 @@ static inline int hw_direct(ghost_win_t *w, int target, MPI_Datatype otype, MPI_
     return ghost_epoch_of(w, target) == GHOST_EPOCH_IN_GLOBAL;
 }
 
+/* Whether a PUT/GET to target r of a window that spans nodes may be a copy
+ * into (or out of) r's segment in the node segment this process maps, as
+ * on a node-local window: r lies on this node (t->addr, unless
+ * GHOST_NODE_LOCAL=off), and nobody else can hold an exclusive lock on r
+ * meanwhile. In a lock epoch (a lock on r, or a lock_all made of shared
+ * locks) that needs this origin's lock on r known granted, since MPICH may
+ * take it lazily: until then the operation goes through the ghost. Under
+ * lock_all(NOCHECK), or in a fence epoch, the application promised no
+ * conflicting lock. A PSCW access epoch stays on the ghost path, whose
+ * operations MPICH holds until the target's post arrives. Accumulates
+ * never come here: their atomicity is the bound ghost's. */
+static inline int same_node_direct(const ghost_win_t *w, int r)
+{
+    if ((unsigned)r >= (unsigned)w->nusers || !w->t[r].addr)
+        return 0;
+    const ghost_target_t *t = &w->t[r];
+    if (ghost_in_lock_epoch(w, t))
+        return __atomic_load_n(&t->granted, __ATOMIC_ACQUIRE);
+    return w->lockall == GHOST_LOCKALL_NOCHECK || w->fence_open;
+}
+
 /* translate for PUT and GET, which may bypass the ghosts (GHOST_HW_BYPASS),
  * take the other path (GP) or be balanced over the node's ghosts. */
 static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MPI_Win *iw,
@@ -193,13 +214,13 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
  * call MPICH on the internal window, count, and raise errors on the
  * application's window. rank is the variable the translation rewrites;
  * bytes is evaluated only for an operation that is counted. */
-#define REDIRECT(local_call, op, bytes, fn, win, rank, disp, count, type, ...) REDIRECT_WITH(local_call, translate(w_, &rank, &disp, &iw_, count, type), op, rank, bytes, fn, win, __VA_ARGS__)
-#define REDIRECT_WITH(local_call, translation, op, rank, bytes, fn, win, ...)     \
+#define REDIRECT(local_call, op, bytes, fn, win, rank, disp, count, type, ...) REDIRECT_WITH(w_->local, local_call, translate(w_, &rank, &disp, &iw_, count, type), op, rank, bytes, fn, win, __VA_ARGS__)
+#define REDIRECT_WITH(in_memory, local_call, translation, op, rank, bytes, fn, win, ...) \
     do {                                                                     \
         ghost_win_t *w_ = ghost_redirected(win);                               \
         if (!w_)                                                             \
             return GHOST_REAL(fn)(__VA_ARGS__, win);                         \
-        if (w_->local)                                                       \
+        if (in_memory)                                                       \
             return ghost_win_error(w_, local_call);                               \
         MPI_Win iw_;                                                         \
         const int target_ = rank;                                            \
@@ -214,13 +235,13 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
 /* A node-local operation followed by its (already complete) request. */
 #define LOCAL_REQ(call, req) ((rc_local_ = (call)) == MPI_SUCCESS ? ghost_local_request(req) : rc_local_)
 
-#define REDIRECT_REQ(local_call, op, bytes, fn, win, req, rank, disp, count, type, ...) REDIRECT_REQ_WITH(local_call, translate(w_, &rank, &disp, &iw_, count, type), op, rank, bytes, fn, win, req, __VA_ARGS__)
-#define REDIRECT_REQ_WITH(local_call, translation, op, rank, bytes, fn, win, req, ...) \
+#define REDIRECT_REQ(local_call, op, bytes, fn, win, req, rank, disp, count, type, ...) REDIRECT_REQ_WITH(w_->local, local_call, translate(w_, &rank, &disp, &iw_, count, type), op, rank, bytes, fn, win, req, __VA_ARGS__)
+#define REDIRECT_REQ_WITH(in_memory, local_call, translation, op, rank, bytes, fn, win, req, ...) \
     do {                                                                     \
         ghost_win_t *w_ = ghost_redirected(win);                               \
         if (!w_)                                                             \
             return GHOST_REAL(fn)(__VA_ARGS__, win, req);                    \
-        if (w_->local) {                                                     \
+        if (in_memory) {                                                     \
             int rc_local_;                                                   \
             return ghost_win_error(w_, LOCAL_REQ(local_call, req));               \
         }                                                                    \
@@ -242,7 +263,8 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                  (origin_addr, origin_count, origin_datatype, target_rank, target_disp,      \
                   target_count, target_datatype, win),                                       \
                  {                                                                           \
-                     REDIRECT_WITH(local_fn(w_, origin_addr, origin_count, origin_datatype,    \
+                     REDIRECT_WITH(w_->local || same_node_direct(w_, target_rank),          \
+                                   local_fn(w_, origin_addr, origin_count, origin_datatype,    \
                                          target_rank, target_disp, target_count, target_datatype), \
                                    translate_spread(w_, &target_rank, &target_disp, &iw_,   \
                                                     origin_count, origin_datatype,           \
@@ -260,7 +282,8 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                  (origin_addr, origin_count, origin_datatype, target_rank, target_disp,      \
                   target_count, target_datatype, win, request),                              \
                  {                                                                           \
-                     REDIRECT_REQ_WITH(local_fn(w_, origin_addr, origin_count, origin_datatype, \
+                     REDIRECT_REQ_WITH(w_->local || same_node_direct(w_, target_rank),      \
+                                       local_fn(w_, origin_addr, origin_count, origin_datatype, \
                                              target_rank, target_disp, target_count,          \
                                              target_datatype),                                \
                                        translate_spread(w_, &target_rank, &target_disp,     \

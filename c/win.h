@@ -67,8 +67,11 @@ typedef struct {
     int granted;               /* that lock is known acquired: PUT/GET may spread */
     unsigned next;             /* GHOST_LOAD=op: round-robin position */
     uint64_t bytes[GHOST_MAX_NG]; /* GHOST_LOAD=byte: bytes sent to each ghost */
+    /* Its segment, mapped in this process: on node-local windows, and on
+     * windows that span nodes for a target on this node (rma.c,
+     * same_node_direct); NULL otherwise. */
+    char *addr;
     /* Node-local windows (local.c) only. */
-    char *addr;                /* its segment, mapped in this process */
     struct ghost_local_ctl *ctl; /* its control block */
     int nocheck;               /* this origin's lock on it was MPI_MODE_NOCHECK: nothing held */
     int touched;               /* in the window's touched list (ghost_touch) */

@@ -28,8 +28,9 @@ type internalWin struct {
 	shm     C.MPI_Win
 	global  C.MPI_Win
 	locks   []C.MPI_Win
-	base    unsafe.Pointer // this process's segment
-	members []segment      // by internal rank
+	base     unsafe.Pointer // this process's segment
+	nodeBase unsafe.Pointer // the node segment, which holds every segment of this node
+	members  []segment      // by internal rank
 	shmSize int64          // what this process put in the node segment (metrics)
 }
 
@@ -182,6 +183,12 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 			disp_unit: C.int(seg.dispUnit),
 		}
 		myNode := self.layout.NodeOf[self.worldRank]
+		// A target on this node is reachable in the node segment this
+		// process maps: PUT and GET copy there directly when the epoch
+		// allows (rma.c, same_node_direct).
+		if plan.Node[r] == myNode && seg.size > 0 && !self.cfg.NodeLocalOff {
+			t.addr = (*C.char)(unsafe.Add(iw.nodeBase, seg.offset))
+		}
 		for i, g := range ghosts {
 			t.ghosts[i] = C.int(iw.internalRank(g))
 			t.ghost_world[i] = C.int(g)
@@ -306,12 +313,12 @@ func buildInternal(id int64, plan *redirect.WindowPlan, users []int, bytes int64
 		return nil, rc
 	}
 	iw.comm = iw.comms.comm
-	var nodeBase unsafe.Pointer
 	var nodeBytes C.MPI_Aint
 	rounded := redirect.RoundSegment(bytes)
-	if rc = C.ghost_segment_alloc(iw.comms.node, C.MPI_Aint(rounded), &iw.shm, &iw.base, &nodeBase, &nodeBytes); rc != C.MPI_SUCCESS {
+	if rc = C.ghost_segment_alloc(iw.comms.node, C.MPI_Aint(rounded), &iw.shm, &iw.base, &iw.nodeBase, &nodeBytes); rc != C.MPI_SUCCESS {
 		return nil, rc
 	}
+	nodeBase := iw.nodeBase
 	iw.shmSize = rounded
 	C.ghost_count_shm(C.int64_t(rounded))
 	// Everyone learns where every user's segment lies in its node segment.

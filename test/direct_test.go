@@ -1,0 +1,66 @@
+package test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghost-mpi/ghost/internal/metrics"
+)
+
+// TestSameNodeDirect: in a window that spans 2 fake nodes, PUT and GET to a
+// target on the origin's own node are copies in the node segment once the
+// epoch allows (lock_all, a lock known granted), and go through the ghost
+// before; values and exclusive-lock counters stay exact
+// (programs/same_node.c). With GHOST_NODE_LOCAL=off every one goes through
+// the ghost.
+func TestSameNodeDirect(t *testing.T) {
+	needMPI(t)
+	const n = 20
+	for _, tc := range []struct {
+		name    string
+		env     []string
+		local   bool
+		ghostsN int
+	}{
+		{"default", nil, true, 1},
+		{"ng2", nil, true, 2},
+		{"node_local_off", []string{"GHOST_NODE_LOCAL=off"}, false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			hosts := fmt.Sprintf("a:%d,b:%d", 2+tc.ghostsN, 2+tc.ghostsN)
+			res := ghostRun(t, job{users: 4, ghosts: tc.ghostsN, hosts: hosts, timeout: 2 * time.Minute,
+				env: append([]string{"GHOST_METRICS_TEXTFILE=" + dir, "GHOST_METRICS_ADDR=off"}, tc.env...),
+				args: []string{program(t, "same_node.c"), fmt.Sprint(n)}})
+			expectChecks(t, res, 4)
+			want := map[[2]string]float64{ // per node: 2 users
+				{"put", "local"}: 2 * 3 * n, {"put", "ghost"}: 2 * (n + 1),
+				{"get", "local"}: 2 * 2 * n, {"get", "ghost"}: 2 * n,
+			}
+			if !tc.local {
+				want = map[[2]string]float64{
+					{"put", "local"}: 0, {"put", "ghost"}: 2 * (4*n + 1),
+					{"get", "local"}: 0, {"get", "ghost"}: 2 * 3 * n,
+				}
+			}
+			for node := 0; node < 2; node++ {
+				recs, err := metrics.ReadTextfiles([]string{filepath.Join(dir, metrics.TextfileName(node))})
+				if err != nil || len(recs) != 1 {
+					t.Fatalf("node %d textfile: %v\n%s", node, err, res)
+				}
+				var bad []string
+				for k, v := range want {
+					if got := recs[0].Ops[k[0]][pathIndex(k[1])]; got != v {
+						bad = append(bad, fmt.Sprintf("%s %s = %v, want %v", k[0], k[1], got, v))
+					}
+				}
+				if len(bad) > 0 {
+					t.Errorf("node %d: %s", node, strings.Join(bad, "; "))
+				}
+			}
+		})
+	}
+}
