@@ -33,7 +33,7 @@ func TestSameNodeDirect(t *testing.T) {
 			dir := t.TempDir()
 			hosts := fmt.Sprintf("a:%d,b:%d", 2+tc.ghostsN, 2+tc.ghostsN)
 			res := ghostRun(t, job{users: 4, ghosts: tc.ghostsN, hosts: hosts, timeout: 2 * time.Minute,
-				env: append([]string{"GHOST_METRICS_TEXTFILE=" + dir, "GHOST_METRICS_ADDR=off"}, tc.env...),
+				env:  append([]string{"GHOST_METRICS_TEXTFILE=" + dir, "GHOST_METRICS_ADDR=off"}, tc.env...),
 				args: []string{program(t, "same_node.c"), fmt.Sprint(n)}})
 			expectChecks(t, res, 4)
 			want := map[[2]string]float64{ // per node: 2 users
