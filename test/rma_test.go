@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,8 +27,16 @@ type rmaConfig struct {
 	ghosts int    // ghosts per node for `ghost run`; -1: plain mpiexec, no Ghost
 	hosts  string // fake nodes
 	env    []string
-	extra  bool // only with RMA_CONFIGS=all or by name
+	extra  bool     // only with RMA_CONFIGS=all or by name
+	only   []string // programs to run (all when empty)
 }
+
+// spreadPrograms are the programs whose PUT/GET a GHOST_LOAD policy
+// spreads over a node's ghosts: every datatype, size, epoch kind and
+// request form, exclusive locks and threads.
+var spreadPrograms = []string{"put.c", "get.c", "rput.c", "rget.c", "dt_contig.c", "dt_indexed.c",
+	"dt_mixed.c", "dt_struct.c", "dt_subarray.c", "dt_vector.c", "large_xfer.c", "flush_order.c",
+	"mixed_epochs.c", "mixed_origins.c", "mutex_excl.c", "req_epochs.c", "threads.c", "fence_ring.c", "pscw_ring.c"}
 
 var rmaConfigs = []rmaConfig{
 	{name: "plain", users: 2, ghosts: -1},
@@ -39,6 +48,11 @@ var rmaConfigs = []rmaConfig{
 	{name: "g1-ghostpath", users: 3, ghosts: 1, env: []string{"GHOST_NODE_LOCAL=off"}},
 	{name: "g1-2nodes", users: 4, ghosts: 1, hosts: "nodeA:3,nodeB:3"},
 	{name: "g2-2nodes", users: 4, ghosts: 2, hosts: "nodeA:4,nodeB:4"},
+	// Each PUT/GET balancing policy with 2 ghosts per node, on the
+	// programs it applies to (operations that cross nodes spread).
+	{name: "g2-random", users: 4, ghosts: 2, hosts: "nodeA:4,nodeB:4", env: []string{"GHOST_LOAD=random"}, only: spreadPrograms},
+	{name: "g2-op", users: 4, ghosts: 2, hosts: "nodeA:4,nodeB:4", env: []string{"GHOST_LOAD=op"}, only: spreadPrograms},
+	{name: "g2-byte", users: 4, ghosts: 2, hosts: "nodeA:4,nodeB:4", env: []string{"GHOST_LOAD=byte"}, only: spreadPrograms},
 	// No ghost on fake nodes: windows that span the nodes are MPICH's own
 	// (realigned), windows within a node take the node-local path.
 	{name: "g0-2nodes", users: 4, ghosts: 0, hosts: "nodeA:2,nodeB:2"},
@@ -116,6 +130,9 @@ func TestRMA(t *testing.T) {
 		t.Run(cfg.name, func(t *testing.T) {
 			for _, src := range progs {
 				name := filepath.Base(src)
+				if len(cfg.only) > 0 && !slices.Contains(cfg.only, name) {
+					continue
+				}
 				argSets := rmaArgs[name]
 				if argSets == nil {
 					argSets = [][]string{nil}
