@@ -27,6 +27,10 @@ enum { GHOST_WORLD = MPI_COMM_WORLD };
 
 #define GHOST_USER_COMM(c) ((c) == MPI_COMM_WORLD ? ghost_user_world : (c))
 
+/* Whether keyval is one of the communicator attributes MPI predefines,
+ * which MPICH keeps on the built-in MPI_COMM_WORLD (c/world.c). */
+int ghost_is_predefined_comm_keyval(int keyval);
+
 /* ---- profiling hooks ---------------------------------------------------- */
 
 /* Nonzero when wrapped calls are timed. Off, each wrapper pays one

@@ -73,7 +73,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode) __attribute__((alias("PMPI_Abort")))
 
 /* ---- predefined attributes ---------------------------------------------- */
 
-static int is_predefined_comm_keyval(int keyval)
+int ghost_is_predefined_comm_keyval(int keyval)
 {
     switch (keyval) {
     case MPI_TAG_UB:
@@ -94,7 +94,7 @@ static int get_comm_attr(MPI_Comm comm, int keyval, void *attribute_val, int *fl
                          int (*get)(MPI_Comm, int, void *, int *))
 {
     static int universe_size;
-    if (comm != MPI_COMM_WORLD || !is_predefined_comm_keyval(keyval))
+    if (comm != MPI_COMM_WORLD || !ghost_is_predefined_comm_keyval(keyval))
         return get(GHOST_USER_COMM(comm), keyval, attribute_val, flag);
     int rc = get(MPI_COMM_WORLD, keyval, attribute_val, flag);
     if (rc == MPI_SUCCESS && *flag && keyval == MPI_UNIVERSE_SIZE && is_split()) {

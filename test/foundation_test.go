@@ -87,6 +87,22 @@ func TestFortran(t *testing.T) {
 	}
 }
 
+// Predefined attributes read from Fortran are those C reads: MPICH's
+// Fortran bindings bypass MPI_Comm_get_attr and MPI_Win_get_attr
+// (c/fortran.c). On one node (a node-local window) and on 2 fake nodes (a
+// window through the ghosts).
+func TestFortranAttributes(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "win_attrs.f90")
+	for _, tc := range []struct {
+		ghosts int
+		hosts  string
+	}{{0, ""}, {1, "nodeA:3,nodeB:3"}} {
+		r := ghostRun(t, job{users: 4, ghosts: tc.ghosts, hosts: tc.hosts, args: []string{bin}})
+		expectChecks(t, r, 4)
+	}
+}
+
 // A rank's exit status after MPI_Finalize is the job's status.
 func TestExitCodes(t *testing.T) {
 	needMPI(t)
