@@ -314,12 +314,12 @@ type SlurmFitError struct {
 
 func (e *SlurmFitError) Error() string {
 	msg := fmt.Sprintf("Slurm job %s cannot hold %d user ranks plus %d ghost(s) per node: that needs %d tasks on node %s, "+
-		"which has room for %d (%s); ask Slurm for --ntasks-per-node=%d (e.g. salloc -N%d --ntasks-per-node=%d)",
+		"which has room for %d (from %s); ask Slurm for --ntasks-per-node=%d (e.g. salloc -N%d --ntasks-per-node=%d)",
 		e.JobID, e.Users, e.NG, e.Need, e.Node, e.Capacity, e.From, e.Need, e.Nodes, e.Need)
 	if room := e.MinCapacity - e.NG; room >= 1 {
 		more := (e.Users + room - 1) / room
 		if more > e.Nodes {
-			msg += fmt.Sprintf(", or for -N%d nodes with the same tasks per node", more)
+			msg += fmt.Sprintf(", or for %d nodes (-N%d) with %d tasks each", more, more, e.MinCapacity)
 		}
 	}
 	return msg + ", or lower -n or -g"

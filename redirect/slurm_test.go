@@ -155,7 +155,7 @@ func TestPlanSlurm(t *testing.T) {
 		{name: "no capacity known", alloc: unknown, users: 9, ng: 2, want: "node0:7,node1:6", total: 13, max: 7},
 		{name: "too many users", alloc: twoBy3, users: 6, ng: 1,
 			err: []string{"Slurm job 7 cannot hold 6 user ranks plus 1 ghost(s) per node", "needs 4 tasks on node n1", "room for 3",
-				"--ntasks-per-node=4", "salloc -N2 --ntasks-per-node=4", "-N3"}},
+				"--ntasks-per-node=4", "salloc -N2 --ntasks-per-node=4", "or for 3 nodes (-N3) with 3 tasks each"}},
 		{name: "ghosts fill the node", alloc: twoBy3, users: 2, ng: 3,
 			err: []string{"--ntasks-per-node=4", "lower -n or -g"}},
 		{name: "cap above the allocation", alloc: twoBy3, users: 2, ng: 1, cap: 3, err: []string{"3 nodes wanted", "has 2"}},

@@ -10,7 +10,10 @@ import (
 const usage = `usage: ghost <command> [arguments]
 
 Commands:
-  run        start an MPI program with ghost processes (ghost run --help)
+  run        start an MPI program with ghost processes, also inside Slurm
+             allocations (ghost run --help)
+  srun-args  print the srun options that add Ghost to a job, for scripts
+             that call srun themselves (ghost srun-args --help)
   doctor     check the MPI library, asynchronous progress, node layout,
              RDMA devices and GHOST_* settings (ghost doctor --help)
   calibrate  measure this machine's CR thresholds for GHOST_THRESHOLDS
@@ -29,6 +32,8 @@ func main() {
 	switch os.Args[1] {
 	case "run":
 		os.Exit(runCommand(os.Args[2:], os.Stdout, os.Stderr))
+	case "srun-args":
+		os.Exit(srunArgsCommand(os.Args[2:], os.Stdout, os.Stderr))
 	case "doctor":
 		os.Exit(doctorCommand(os.Args[2:], os.Stdout, os.Stderr))
 	case "calibrate":

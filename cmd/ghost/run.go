@@ -58,7 +58,7 @@ func parseRunArgs(args []string, getenv func(string) string, stderr io.Writer) (
 	var o runOptions
 	fs := flag.NewFlagSet("ghost run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, runUsage) }
+	fs.Usage = func() { fmt.Fprint(stderr, runUsage+runSlurmUsage) }
 	ghosts := jobFlags(fs, &o.users, 0, &o.hosts)
 	fs.Var((*multiFlag)(&o.mpiexecArgs), "mpiexec-arg", "argument for mpiexec")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print the command line")
@@ -96,7 +96,7 @@ func jobFlags(fs *flag.FlagSet, users *int, defaultUsers int, hosts *string) (gh
 // application (config.ResolveNG).
 func ghostCount(flagValue string, getenv func(string) string, users int, hostList string) (int, error) {
 	if flagValue == "auto" {
-		return autoGhosts(users, hostList), nil
+		return autoGhosts(users, hostList, getenv), nil
 	}
 	if flagValue != "" {
 		n, err := strconv.Atoi(flagValue)
@@ -118,7 +118,7 @@ func ghostCount(flagValue string, getenv func(string) string, users int, hostLis
 		}
 	}
 	if cfg.NG == config.NGAuto {
-		return autoGhosts(users, hostList), nil
+		return autoGhosts(users, hostList, getenv), nil
 	}
 	return cfg.NG, nil
 }
@@ -127,9 +127,14 @@ func ghostCount(flagValue string, getenv func(string) string, users int, hostLis
 // users alone fill more than one host, none when they fit on the first.
 // Without --hosts the job runs on this machine alone. Host lists that
 // cannot hold the users count as several hosts, so that building the
-// command reports the shortage with a ghost per host included.
-func autoGhosts(users int, hostList string) int {
+// command reports the shortage with a ghost per host included. Inside a
+// Slurm allocation, without --hosts, the nodes are the allocation's that
+// the users spread over (run_slurm.go).
+func autoGhosts(users int, hostList string, getenv func(string) string) int {
 	nodes := 1
+	if n, ok := slurmAutoNodes(users, getenv); ok && hostList == "" {
+		nodes = n
+	}
 	if hostList != "" {
 		if hosts, err := redirect.ParseHosts(hostList); err == nil {
 			nodes = 2
@@ -219,6 +224,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "ghost run: %v\n", err)
 		return 1
+	}
+	if inSlurm(o, os.Getenv) {
+		return runInSlurm(o, lib, stdout, stderr)
 	}
 	mpiexec, err := findMpiexec(os.Getenv, exec.LookPath)
 	if err != nil {
