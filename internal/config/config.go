@@ -375,6 +375,8 @@ var Vars = []Var{
 var LauncherVars = []Var{
 	{Name: "GHOST_LIB", Accepted: "a path to libghost.so", Doc: "The library `ghost run` preloads, instead of the one beside the ghost binary."},
 	{Name: "GHOST_MPIEXEC", Accepted: "a path to a hydra mpiexec", Default: "mpiexec.hydra, then mpiexec.mpich, then mpiexec", Doc: "The mpiexec `ghost run` uses."},
+	{Name: "GHOST_LAUNCHER", Accepted: "srun or hydra", Default: "srun", Doc: "What starts the processes when `ghost run` runs inside a Slurm allocation: srun --mpi=pmi2, or hydra's mpiexec with its Slurm launcher."},
+	{Name: "GHOST_SRUN", Accepted: "a path or command name of srun", Default: "srun", Doc: "The srun `ghost run` uses inside a Slurm allocation."},
 }
 
 // parsePath reads a file or directory name; empty is rejected. Whether it
