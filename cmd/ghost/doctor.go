@@ -139,7 +139,11 @@ func diagnose(o doctorOptions) *Report {
 		probeSection(r, o, mpiexec, lib)
 	}
 
-	r.Layout = layoutOf(o.users, o.ghosts, o.hosts, runtime.NumCPU(), cfg.Wait)
+	if slurmAlloc(o, os.Getenv) {
+		r.Slurm, r.Layout = slurmSection(o, os.Getenv, exec.LookPath, lib, runtime.NumCPU(), cfg.Wait)
+	} else {
+		r.Layout = layoutOf(o.users, o.ghosts, o.hosts, runtime.NumCPU(), cfg.Wait)
+	}
 	layoutFindings(r)
 
 	r.RDMA = verbs.Discover()

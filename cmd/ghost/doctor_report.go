@@ -24,10 +24,13 @@ const doctorSchema = 1
 
 // Report is the whole of `ghost doctor --json`.
 type Report struct {
-	Schema   int             `json:"schema"`
-	MPI      MPIReport       `json:"mpi"`
-	Progress ProgressReport  `json:"progress"`
-	Layout   LayoutReport    `json:"layout"`
+	Schema   int            `json:"schema"`
+	MPI      MPIReport      `json:"mpi"`
+	Progress ProgressReport `json:"progress"`
+	Layout   LayoutReport   `json:"layout"`
+	// Slurm is the allocation doctor runs in, if any; the layout is then
+	// the one `ghost run` would start there.
+	Slurm    *SlurmReport    `json:"slurm,omitempty"`
 	RDMA     rdma.Caps       `json:"rdma"`
 	HWBypass redirect.Bypass `json:"hw_bypass"`
 	Config   ConfigReport    `json:"config"`
@@ -338,7 +341,6 @@ func progressVerdict(p *ProgressReport) {
 // layoutOf computes the dry run's layout with the launcher's own placement
 // (redirect.Place) and the library's own split (redirect.NewLayout).
 func layoutOf(users, ng int, hosts string, cores int, wait config.WaitMode) LayoutReport {
-	l := LayoutReport{Users: users, GhostsPerNode: ng, Hosts: hosts, Cores: cores, Wait: string(wait), Nodes: []NodeReport{}}
 	names := []string{"localhost"}
 	slots := []int{users + ng}
 	if hosts != "" {
@@ -347,6 +349,7 @@ func layoutOf(users, ng int, hosts string, cores int, wait config.WaitMode) Layo
 			parsed, err = redirect.Place(users, ng, parsed)
 		}
 		if err != nil {
+			l := LayoutReport{Users: users, GhostsPerNode: ng, Hosts: hosts, Cores: cores, Wait: string(wait), Nodes: []NodeReport{}}
 			l.Error = err.Error()
 			return l
 		}
@@ -356,6 +359,15 @@ func layoutOf(users, ng int, hosts string, cores int, wait config.WaitMode) Layo
 			slots = append(slots, h.Slots)
 		}
 	}
+	l := layoutOfSlots(users, ng, names, slots, cores, wait)
+	l.Hosts = hosts
+	return l
+}
+
+// layoutOfSlots splits a placement (processes per named node) as the
+// library will.
+func layoutOfSlots(users, ng int, names []string, slots []int, cores int, wait config.WaitMode) LayoutReport {
+	l := LayoutReport{Users: users, GhostsPerNode: ng, Cores: cores, Wait: string(wait), Nodes: []NodeReport{}}
 	var leaderOf []int
 	for i, s := range slots {
 		for range s {
@@ -462,7 +474,15 @@ func writeText(w io.Writer, r *Report) {
 
 	p("")
 	l := r.Layout
-	p("Node layout (dry run of ghost run -n %d -g %d%s)", l.Users, l.GhostsPerNode, prefixed(" --hosts ", l.Hosts))
+	if r.Slurm != nil {
+		writeSlurm(row, r.Slurm)
+		p("")
+	}
+	inJob := ""
+	if r.Slurm != nil {
+		inJob = " in Slurm job " + r.Slurm.JobID
+	}
+	p("Node layout (dry run of ghost run -n %d -g %d%s%s)", l.Users, l.GhostsPerNode, prefixed(" --hosts ", l.Hosts), inJob)
 	if l.Error != "" {
 		row("error", "%s", l.Error)
 	}
@@ -473,7 +493,11 @@ func writeText(w io.Writer, r *Report) {
 	if len(l.Nodes) > 1 {
 		shared = " (fake nodes: all share this machine)"
 	}
-	row("processes", "%d on %d cores%s", l.Processes, l.Cores, shared)
+	if r.Slurm != nil {
+		row("processes", "%d, on the allocation's nodes", l.Processes)
+	} else {
+		row("processes", "%d on %d cores%s", l.Processes, l.Cores, shared)
+	}
 	row("windows", "%s", l.Windows)
 	row("GHOST_WAIT", "%s", l.Wait)
 
