@@ -331,6 +331,12 @@ func TestMetricsTextfile(t *testing.T) {
 	if res.code != 0 || strings.Count(res.stdout, ": done") != 2 {
 		t.Fatalf("job failed\n%s", res)
 	}
+	checkNodeTextfiles(t, dir, res)
+}
+
+// checkNodeTextfiles checks the records metricsJob's two nodes left in dir.
+func checkNodeTextfiles(t *testing.T, dir string, res result) {
+	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "*"))
 	if len(files) != 2 {
 		t.Fatalf("textfile directory holds %v, want ghost_node0.prom and ghost_node1.prom only\n%s", files, res)
