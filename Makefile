@@ -11,6 +11,11 @@ BUILD   := build
 # Prometheus server the metrics integration test scrapes with
 # (test/metrics_test.go).
 DEB_PKGS := mpich libmpich-dev gfortran pkg-config nwchem-mpich libarmci-mpi-dev libcoarrays-mpich-dev prometheus
+# Installed with --no-install-recommends: Slurm and munge for the Slurm
+# integration test (test/slurm_test.go), which runs its own daemons in a
+# scratch directory. Their recommendations (mail, database and docs
+# packages) are not needed for that.
+DEB_PKGS_NO_RECOMMENDS := slurmctld slurmd slurm-client munge
 GO_TEST_FLAGS ?= -count=1 -timeout 20m
 
 export CGO_ENABLED := 1
@@ -33,14 +38,21 @@ $(BUILD)/ghost: FORCE
 # Installs what is missing, and only that, so repeated runs are quick.
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	missing_nr=$$(for p in $(DEB_PKGS_NO_RECOMMENDS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	if [ -n "$$missing$$missing_nr" ]; then \
+		echo "installing:" $$missing $$missing_nr; \
+		$$SUDO apt-get update -qq || exit 1; \
+	fi; \
 	if [ -n "$$missing" ]; then \
-		echo "installing:" $$missing; \
-		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing || exit 1; \
 		: "nwchem-mpich pulls in Open MPI, which takes over the alternatives"; \
 		$$SUDO update-alternatives --set mpi /usr/bin/mpicc.mpich; \
 		$$SUDO update-alternatives --set mpirun /usr/bin/mpirun.mpich; \
 		$$SUDO update-alternatives --set mpi-x86_64-linux-gnu /usr/include/x86_64-linux-gnu/mpich; \
+	fi; \
+	if [ -n "$$missing_nr" ]; then \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing_nr || exit 1; \
 	fi
 
 # The demo runs the get-compute-update kernel (NWChem's DFT load balancing:
