@@ -47,6 +47,28 @@ func TestSlurm(t *testing.T) {
 		}
 	})
 
+	// Uneven: 3 ranks on 2 nodes are 2 and 1, each node with its ghost.
+	t.Run("uneven", func(t *testing.T) {
+		bin := program(t, "world.c")
+		for _, l := range launchers {
+			t.Run(l.name, func(t *testing.T) {
+				r := c.salloc(t, 2, 3, []string{l.env, "GHOST_VERBOSE=info"}, ghost, "run", "-n", "3", "--", bin, "3")
+				if r.code != 0 {
+					fail(t, "job failed:\n%s", r)
+				}
+				expectChecks(t, r, 3)
+				for _, node := range []string{"node 0", "node 1"} {
+					if len(ghostLines(r.stderr, "ghost 0 of "+node)) != 1 {
+						t.Errorf("no ghost on %s:\n%s", node, r)
+					}
+				}
+				if strings.Contains(r.stderr, "srun: Warning") || strings.Contains(r.stderr, "srun: error") {
+					t.Errorf("the launcher complained:\n%s", r)
+				}
+			})
+		}
+	})
+
 	t.Run("dry_run", func(t *testing.T) {
 		r := c.salloc(t, 2, 3, nil, ghost, "run", "-n", "4", "--dry-run", "--", "./app")
 		want := regexp.MustCompile(`^srun --mpi=pmi2 -N2 -n6 --ntasks-per-node=3 --export=ALL,LD_PRELOAD=\S*libghost\.so,GHOST_NG=1 \./app\n$`)

@@ -177,9 +177,27 @@ func slurmLaunchCommand(o runOptions, getenv func(string) string, lookPath func(
 	return cmd, p, a, err
 }
 
+// slurmExecEnv is the launcher's environment. salloc and sbatch export
+// SLURM_NTASKS_PER_NODE, which srun reads as --ntasks-per-node; for a
+// plan with uneven nodes ghost run gives srun -n and -N only, and the
+// inherited count would make srun warn that it cannot honor it (it then
+// ignores it). So it is left out of srun's environment there.
+func slurmExecEnv(environ []string, p redirect.SlurmPlan, launcher string) []string {
+	if p.Even || launcher != launcherSrun {
+		return environ
+	}
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, "SLURM_NTASKS_PER_NODE=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // runInSlurm is `ghost run` inside an allocation.
 func runInSlurm(o runOptions, lib string, stdout, stderr io.Writer) int {
-	cmd, _, _, err := slurmLaunchCommand(o, os.Getenv, exec.LookPath, lib)
+	cmd, plan, _, err := slurmLaunchCommand(o, os.Getenv, exec.LookPath, lib)
 	if err != nil {
 		fmt.Fprintf(stderr, "ghost run: %v\n", err)
 		return 2
@@ -195,7 +213,8 @@ func runInSlurm(o runOptions, lib string, stdout, stderr io.Writer) int {
 	}
 	// Become the launcher: its exit status is the job's. Under srun,
 	// MPI_Abort ends the step with 137, since Slurm kills the tasks.
-	err = syscall.Exec(path, cmd, os.Environ())
+	launcher, _ := slurmLauncher(os.Getenv)
+	err = syscall.Exec(path, cmd, slurmExecEnv(os.Environ(), plan, launcher))
 	fmt.Fprintf(stderr, "ghost run: exec %s: %v\n", path, err)
 	return 1
 }

@@ -3,8 +3,11 @@ package main
 import (
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ghost-mpi/ghost/redirect"
 )
 
 // slurmEnv is salloc -N2 --ntasks-per-node=3 on the test cluster.
@@ -91,5 +94,20 @@ func TestSlurmNotWithHosts(t *testing.T) {
 	}
 	if inSlurm(runOptions{users: 1}, env(nil)) {
 		t.Error("seen inside an allocation without SLURM_JOB_ID")
+	}
+}
+
+func TestSlurmExecEnv(t *testing.T) {
+	environ := []string{"A=1", "SLURM_NTASKS_PER_NODE=3", "SLURM_NTASKS=6"}
+	even := redirect.SlurmPlan{Even: true}
+	uneven := redirect.SlurmPlan{}
+	if got := slurmExecEnv(environ, even, launcherSrun); !reflect.DeepEqual(got, environ) {
+		t.Errorf("even plan: %v", got)
+	}
+	if got := slurmExecEnv(environ, uneven, launcherHydra); !reflect.DeepEqual(got, environ) {
+		t.Errorf("hydra: %v", got)
+	}
+	if got, want := slurmExecEnv(environ, uneven, launcherSrun), []string{"A=1", "SLURM_NTASKS=6"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("uneven srun: %v, want %v", got, want)
 	}
 }
