@@ -32,6 +32,11 @@ func TestMain(m *testing.M) {
 		fmt.Println("test: -short: MPI integration tests skipped")
 		os.Exit(m.Run())
 	}
+	// Inside a Slurm allocation `ghost run` launches with srun; these tests
+	// expect hydra on this machine (TestSlurm starts its own allocations).
+	for _, v := range []string{"SLURM_JOB_ID", "SLURM_JOBID"} {
+		os.Unsetenv(v)
+	}
 	buildDir = os.Getenv("LIBGHOST_BUILD_DIR")
 	if buildDir == "" {
 		buildDir, _ = filepath.Abs("../build")
