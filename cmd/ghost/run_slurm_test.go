@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -109,5 +111,49 @@ func TestSlurmExecEnv(t *testing.T) {
 	}
 	if got, want := slurmExecEnv(environ, uneven, launcherSrun), []string{"A=1", "SLURM_NTASKS=6"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("uneven srun: %v, want %v", got, want)
+	}
+}
+
+func TestSrunArgsCommand(t *testing.T) {
+	lib := filepath.Join(t.TempDir(), "libghost.so")
+	if err := os.WriteFile(lib, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		code int
+		out  string
+		err  string
+	}{
+		{name: "outside, planned for 2 nodes", args: []string{"-n", "4", "-N", "2"}, code: 0,
+			out: "--mpi=pmi2 -N2 -n6 --ntasks-per-node=3 --export=ALL,LD_PRELOAD=" + lib + ",GHOST_NG=1\n"},
+		{name: "outside, one node: auto gives no ghost", args: []string{"-n", "2", "-N", "1"}, code: 0,
+			out: "--mpi=pmi2 -N1 -n2 --ntasks-per-node=2 --export=ALL,LD_PRELOAD=" + lib + ",GHOST_NG=0\n"},
+		{name: "outside without -N", args: []string{"-n", "4"}, code: 2, err: "give -N"},
+		{name: "inside", args: []string{"-n", "4", "-g", "1"}, env: slurmEnv(nil), code: 0,
+			out: "--mpi=pmi2 -N2 -n6 --ntasks-per-node=3 --export=ALL,LD_PRELOAD=" + lib + ",GHOST_NG=1\n"},
+		{name: "inside, too small", args: []string{"-n", "6"}, env: slurmEnv(nil), code: 2, err: "ask Slurm for --ntasks-per-node=4"},
+		{name: "inside with -N", args: []string{"-n", "4", "-N", "1"}, env: slurmEnv(nil), code: 2, err: "-N is for planning outside"},
+		{name: "a program", args: []string{"-n", "4", "-N", "2", "./app"}, code: 2, err: "unexpected arguments"},
+		{name: "no -n", args: []string{"-N", "2"}, code: 2, err: "-n is required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, v := range []string{"SLURM_JOB_ID", "SLURM_JOBID", "SLURM_JOB_NUM_NODES", "SLURM_NNODES", "SLURM_JOB_NODELIST", "SLURM_NODELIST",
+				"SLURM_JOB_CPUS_PER_NODE", "SLURM_TASKS_PER_NODE", "SLURM_CPUS_PER_TASK", "GHOST_NG", "CSP_NG", "LD_PRELOAD"} {
+				t.Setenv(v, "")
+			}
+			t.Setenv("GHOST_LIB", lib)
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			var stdout, stderr strings.Builder
+			code := srunArgsCommand(tt.args, &stdout, &stderr)
+			if code != tt.code || stdout.String() != tt.out || !strings.Contains(stderr.String(), tt.err) {
+				t.Errorf("status %d, stdout %q, stderr %q; want %d, %q, error with %q", code, stdout.String(), stderr.String(), tt.code, tt.out, tt.err)
+			}
+		})
 	}
 }
