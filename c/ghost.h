@@ -138,6 +138,23 @@ extern int ghost_yield_after;
  * split, on user processes. */
 int ghost_errhandler_setup(void);
 
+/* ---- leaving without MPI_Finalize (life.c) ------------------------------ */
+
+/* Collective over the node (users and ghosts): publishes every process's
+ * pid in node shared memory; a ghost opens pidfds on the node's users. */
+int ghost_life_setup(MPI_Comm node, int local_rank, int local_size, int ghosts, int is_ghost);
+/* Collective over the node, at a normal finalize. */
+int ghost_life_teardown(void);
+/* User side: MPI_Finalize has begun, so exit() is an ordinary one. */
+void ghost_life_finalizing(void);
+/* Ghost side: 1 when this ghost should leave (a user of its node left or
+ * died without MPI_Finalize, or its launcher is gone), with the reason. */
+int ghost_life_gone(void);
+const char *ghost_life_reason(void);
+/* Ghost side: ends the process with status 0 without running any of the
+ * application's exit code (atexit handlers, destructors, stdio buffers). */
+void ghost_life_leave(void) __attribute__((noreturn));
+
 /* ---- entry points into Go (defined in shim/) ---------------------------- */
 
 /* Called right after PMPI_Init/PMPI_Init_thread. On a ghost it never returns. */

@@ -1,6 +1,7 @@
 package main
 
 // #include <stdlib.h>
+// #include <unistd.h>
 // #include "win.h"
 // #include "doorbell.h"
 // #include "offload.h"
@@ -44,6 +45,9 @@ func serve(ghosts C.MPI_Comm) {
 		var from C.int
 		polls++
 		clock.pass()
+		if C.ghost_life_gone() != 0 {
+			leave(exporter)
+		}
 		if gsync {
 			if C.ghost_gp_test() != 0 {
 				exchanges++
@@ -117,13 +121,30 @@ func serve(ghosts C.MPI_Comm) {
 	C.ghost_doorbell_teardown()
 	C.ghost_gp_teardown()
 	freeCreationLock()
+	C.ghost_life_teardown()
 	C.ghost_counters_teardown()
 	if gsync {
 		self.log.infof("ghost at world rank %d: %d GP exchanges", self.worldRank, exchanges)
 	}
 	C.PMPI_Comm_free(&ghosts)
 	C.ghost_real_finalize()
-	C.exit(0)
+	// _exit, not exit: the ghost is a copy of the application's process, and
+	// exit would run its atexit handlers and static destructors and flush
+	// the stdio it buffered before MPI_Init, none of which is the ghost's.
+	C._exit(0)
+}
+
+// leave ends a ghost whose node's users went away without MPI_Finalize
+// (exit, a return from main, a signal) or whose launcher is gone. No
+// collective can complete any more, so it finalizes nothing through MPI:
+// it writes what its node's counters hold, tells the launcher it is done,
+// and ends with status 0 so that the job's status stays the application's.
+func leave(exporter *nodeMetrics) {
+	l := self.layout
+	self.log.infof("ghost at world rank %d (node %d): %s; leaving", self.worldRank,
+		l.NodeOf[self.worldRank], C.GoString(C.ghost_life_reason()))
+	exporter.finish()
+	C.ghost_life_leave()
 }
 
 // unneededSleep is how long a ghost that serves no window sleeps between

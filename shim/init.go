@@ -148,6 +148,10 @@ func ghostAfterInit(provided C.int) C.int {
 	if rc := C.ghost_gp_setup(self.node, C.int(local), self.worldDup, boolInt(isGhost && local == 0)); rc != C.MPI_SUCCESS {
 		return rc
 	}
+	node := layout.Nodes[layout.NodeOf[self.worldRank]]
+	if rc := C.ghost_life_setup(self.node, C.int(local), C.int(len(node.Ghosts)+len(node.Users)), C.int(len(node.Ghosts)), boolInt(isGhost)); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	if rc := setupCreationLock(); rc != C.MPI_SUCCESS {
 		return rc
 	}
@@ -189,6 +193,7 @@ func ghostBeforeFinalize() {
 		return
 	}
 	node := self.layout.Nodes[self.layout.NodeOf[self.worldRank]]
+	C.ghost_life_finalizing() // from here on, exit() is an ordinary one: the ghosts count FINALIZE
 	C.ghost_counters_finish() // this process's counters are final: the ghost may record them
 	cmd := C.ghost_cmd_t{op: C.GHOST_CMD_FINALIZE}
 	for _, g := range node.Ghosts {
@@ -197,6 +202,7 @@ func ghostBeforeFinalize() {
 	C.ghost_doorbell_teardown() // collective with the ghosts, once they have every FINALIZE
 	C.ghost_gp_teardown()
 	freeCreationLock()
+	C.ghost_life_teardown()
 	C.ghost_counters_teardown()
 }
 

@@ -1,0 +1,208 @@
+/*
+ * How ghosts learn that the users of their node are gone, and how they leave.
+ *
+ * A ghost lives inside MPI_Init until every user of its node has sent
+ * FINALIZE. A user that never finalizes (exit(n), a return from main, a
+ * signal) would leave it serving forever, and the launcher would then kill
+ * it: hydra records a process it reaps with a signal as such, and ORs the
+ * statuses of the job, so a ghost killed with SIGKILL turned `exit(3)` into
+ * status 9. So:
+ *
+ *  - Each process of a node writes its pid into a small block of node
+ *    shared memory at MPI_Init.
+ *  - A user that leaves through exit() without MPI_Finalize (a destructor of
+ *    this library, which runs inside exit()) counts itself in that block,
+ *    rings its ghosts' doorbells, and waits (at most LEAVE_WAIT_MS) until
+ *    they have terminated. Only then does it terminate itself, which is
+ *    what makes hydra kill the node's remaining processes: by then the
+ *    ghosts have ended with status 0.
+ *  - A ghost polls that count on every pass of its loop and, every
+ *    WATCH_INTERVAL_NS, whether a user of its node died without a word
+ *    (pidfds: SIGKILL, SIGSEGV, _exit) or its launcher (its parent) is gone.
+ *    Then it leaves: it tells its PMI server that it is done, so that its
+ *    own exit is not taken for a failure, and calls _exit(0).
+ *
+ * Nothing here calls MPI after setup: the exit path may run on any thread,
+ * while another is inside MPI.
+ */
+#define _GNU_SOURCE
+#include "doorbell.h"
+#include "ghost.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+#define LEAVE_WAIT_MS 2000
+#define REAP_WAIT_MS 300
+#define WATCH_INTERVAL_NS 20000000 /* 20 ms */
+
+typedef struct {
+    uint32_t departed; /* users that left without MPI_Finalize */
+    uint32_t pad[15];
+    int32_t pid[]; /* by node-local rank */
+} life_block_t;
+
+static life_block_t *block;
+static MPI_Win block_win = MPI_WIN_NULL;
+static int n_local, n_ghosts, my_local = -1, is_ghost;
+static pid_t my_pid, parent_pid;
+static int finalizing;
+static int *user_fds; /* ghost: pidfds of the node's users, -1 where none */
+static uint64_t next_watch;
+static const char *why_leaving = "";
+
+static int pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+int ghost_life_setup(MPI_Comm node, int local_rank, int local_size, int ghosts, int ghost)
+{
+    int rc = ghost_node_block(node, local_rank,
+                              sizeof(life_block_t) + (MPI_Aint)local_size * sizeof(int32_t),
+                              &block_win, &block);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    n_local = local_size;
+    n_ghosts = ghosts;
+    my_local = local_rank;
+    is_ghost = ghost;
+    my_pid = getpid();
+    parent_pid = getppid();
+    if (local_rank == 0)
+        __atomic_store_n(&block->departed, 0, __ATOMIC_RELAXED);
+    block->pid[local_rank] = (int32_t)my_pid;
+    rc = PMPI_Barrier(node); /* every pid is written before anyone reads one */
+    if (rc != MPI_SUCCESS || !ghost)
+        return rc;
+    user_fds = malloc(sizeof(int) * local_size);
+    for (int i = 0; i < local_size; i++)
+        user_fds[i] = i < ghosts ? -1 : pidfd_open(block->pid[i]);
+    return MPI_SUCCESS;
+}
+
+void ghost_life_finalizing(void) { finalizing = 1; }
+
+int ghost_life_teardown(void)
+{
+    if (user_fds) {
+        for (int i = 0; i < n_local; i++)
+            if (user_fds[i] >= 0)
+                close(user_fds[i]);
+        free(user_fds);
+        user_fds = NULL;
+    }
+    block = NULL;
+    return GHOST_REAL(MPI_Win_free)(&block_win);
+}
+
+static int process_gone(int fd, pid_t pid)
+{
+    if (fd >= 0) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        return poll(&p, 1, 0) > 0;
+    }
+    return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+int ghost_life_gone(void)
+{
+    if (block == NULL)
+        return 0;
+    if (__atomic_load_n(&block->departed, __ATOMIC_ACQUIRE) != 0) {
+        why_leaving = "a user of this node left without MPI_Finalize";
+        return 1;
+    }
+    uint64_t now = ghost_now_ns();
+    if (now < next_watch)
+        return 0;
+    next_watch = now + WATCH_INTERVAL_NS;
+    if (getppid() != parent_pid) {
+        why_leaving = "the launcher's proxy is gone";
+        return 1;
+    }
+    for (int i = n_ghosts; i < n_local; i++)
+        if (process_gone(user_fds[i], block->pid[i])) {
+            why_leaving = "a user of this node died without MPI_Finalize";
+            return 1;
+        }
+    return 0;
+}
+
+const char *ghost_life_reason(void) { return why_leaving; }
+
+/* Tells a PMI-1 server (hydra's proxy) that this process is done, so that
+ * closing the connection at exit is not a failure that makes the proxy kill
+ * the node's processes, the users still on their way out included. Other
+ * launchers (no PMI_FD) need nothing. */
+static void pmi_finalize(void)
+{
+    const char *env = getenv("PMI_FD");
+    if (env == NULL)
+        return;
+    int fd = atoi(env);
+    static const char cmd[] = "cmd=finalize\n";
+    if (write(fd, cmd, sizeof cmd - 1) != (ssize_t)(sizeof cmd - 1))
+        return;
+    /* Wait briefly for the acknowledgement: the proxy handles the command
+     * before it sees the connection close. */
+    char buf[256];
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (poll(&p, 1, 200) > 0 && read(fd, buf, sizeof buf) < 0)
+        return;
+}
+
+void ghost_life_leave(void)
+{
+    pmi_finalize();
+    _exit(0);
+}
+
+/* The user side of an exit without MPI_Finalize. A destructor runs inside
+ * exit() (a return from main included) after the application's atexit
+ * handlers, and never in a forked child's _exit or on a signal. */
+__attribute__((destructor)) static void user_leaving(void)
+{
+    if (block == NULL || is_ghost || finalizing || getpid() != my_pid)
+        return;
+    __atomic_add_fetch(&block->departed, 1, __ATOMIC_RELEASE);
+    int fds[GHOST_MAX_NG];
+    for (int g = 0; g < n_ghosts && g < GHOST_MAX_NG; g++) {
+        fds[g] = pidfd_open(block->pid[g]);
+        if (ghost_node_ctl)
+            ghost_ring_slow(g);
+    }
+    for (int g = 0; g < n_ghosts && g < GHOST_MAX_NG; g++) {
+        for (int waited = 0; waited < LEAVE_WAIT_MS; waited += 5) {
+            if (fds[g] >= 0) {
+                struct pollfd p = {.fd = fds[g], .events = POLLIN};
+                if (poll(&p, 1, 5) != 0)
+                    break;
+            } else {
+                if (kill(block->pid[g], 0) != 0)
+                    break;
+                struct timespec ts = {0, 5000000};
+                nanosleep(&ts, NULL);
+            }
+        }
+        if (fds[g] >= 0)
+            close(fds[g]);
+        /* Until the launcher has reaped it, too: hydra's proxy reaps one
+         * child per event it handles, and a ghost still waiting to be
+         * reaped when this process ends shifts that order, so that a user
+         * the proxy kills next is more often reaped (and recorded) as
+         * killed than without Ghost. */
+        for (int waited = 0; waited < REAP_WAIT_MS && kill(block->pid[g], 0) == 0; waited += 2) {
+            struct timespec ts = {0, 2000000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
