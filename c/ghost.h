@@ -155,6 +155,17 @@ const char *ghost_life_reason(void);
  * application's exit code (atexit handlers, destructors, stdio buffers). */
 void ghost_life_leave(void) __attribute__((noreturn));
 
+/* Removes libghost.so from this process's LD_PRELOAD (at MPI_Init), so
+ * that the processes a rank starts (system, popen, fork+exec) run without
+ * Ghost; other entries are kept. */
+void ghost_unpreload(void);
+/* Around MPICH's init: takes what the application left in stdout's buffer
+ * before MPI_Init out of it, and puts it back once the process is known to
+ * be a user. MPICH flushes stdout inside MPI_Init, which in a process that
+ * becomes a ghost would write the application's output once more. */
+void ghost_stdout_stash(void);
+void ghost_stdout_restore(void);
+
 /* ---- entry points into Go (defined in shim/) ---------------------------- */
 
 /* Called right after PMPI_Init/PMPI_Init_thread. On a ghost it never returns. */

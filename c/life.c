@@ -29,10 +29,12 @@
 #include "doorbell.h"
 #include "ghost.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -205,4 +207,89 @@ __attribute__((destructor)) static void user_leaving(void)
             nanosleep(&ts, NULL);
         }
     }
+}
+
+/* A rank's children are not MPI ranks: a shell from system() or popen(), a
+ * script started with fork+exec. With LD_PRELOAD inherited, every one of
+ * them would boot a Go runtime and load Ghost for nothing (and an MPI
+ * program among them would split itself into users and ghosts). So at
+ * MPI_Init, the one point every rank passes and mpiexec never does, the
+ * library takes itself out of the variable. Before MPI_Init children still
+ * inherit it; they stay inert (nothing of Ghost runs until MPI_Init). */
+static int same_library(const char *entry, size_t len, const char *self)
+{
+    const char *base = strrchr(self, '/');
+    base = base ? base + 1 : self;
+    if (len == strlen(self) && strncmp(entry, self, len) == 0)
+        return 1;
+    /* The loader records the name as given; compare file names too, so
+     * that a relative or differently spelled path still matches. */
+    const char *ebase = entry;
+    for (size_t i = 0; i < len; i++)
+        if (entry[i] == '/')
+            ebase = entry + i + 1;
+    size_t blen = len - (size_t)(ebase - entry);
+    return blen == strlen(base) && strncmp(ebase, base, blen) == 0;
+}
+
+void ghost_unpreload(void)
+{
+    const char *preload = getenv("LD_PRELOAD");
+    Dl_info info;
+    if (preload == NULL || !dladdr((void *)ghost_unpreload, &info) || info.dli_fname == NULL)
+        return;
+    size_t n = strlen(preload);
+    char *kept = malloc(n + 1);
+    if (kept == NULL)
+        return;
+    size_t k = 0;
+    int changed = 0;
+    /* ld.so separates entries with colons or spaces. */
+    for (const char *p = preload; *p;) {
+        size_t len = strcspn(p, ": ");
+        if (len > 0) {
+            if (same_library(p, len, info.dli_fname)) {
+                changed = 1;
+            } else {
+                if (k > 0)
+                    kept[k++] = ':';
+                memcpy(kept + k, p, len);
+                k += len;
+            }
+        }
+        p += len;
+        if (*p)
+            p++;
+    }
+    kept[k] = 0;
+    if (changed) {
+        if (k == 0)
+            unsetenv("LD_PRELOAD");
+        else
+            setenv("LD_PRELOAD", kept, 1);
+    }
+    free(kept);
+}
+
+static char *stdout_stash;
+static size_t stdout_stash_len;
+
+void ghost_stdout_stash(void)
+{
+    size_t n = __fpending(stdout);
+    if (n == 0 || stdout->_IO_write_base == NULL || (stdout_stash = malloc(n)) == NULL)
+        return;
+    /* glibc keeps a stream's pending output between these two pointers. */
+    memcpy(stdout_stash, stdout->_IO_write_base, n);
+    stdout_stash_len = n;
+    __fpurge(stdout);
+}
+
+void ghost_stdout_restore(void)
+{
+    if (stdout_stash == NULL)
+        return;
+    fwrite(stdout_stash, 1, stdout_stash_len, stdout);
+    free(stdout_stash);
+    stdout_stash = NULL;
 }

@@ -36,22 +36,31 @@ static void require_mpich(void)
 int PMPI_Init(int *argc, char ***argv)
 {
     require_mpich();
+    ghost_unpreload();
+    ghost_stdout_stash();
     int rc = GHOST_REAL(MPI_Init)(argc, argv);
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS) {
+        ghost_stdout_restore();
         return rc;
+    }
     int provided = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&provided);
-    return ghostAfterInit(provided);
+    rc = ghostAfterInit(provided); /* a ghost never returns */
+    ghost_stdout_restore();
+    return rc;
 }
 int MPI_Init(int *argc, char ***argv) __attribute__((alias("PMPI_Init")));
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     require_mpich();
+    ghost_unpreload();
+    ghost_stdout_stash();
     int rc = GHOST_REAL(MPI_Init_thread)(argc, argv, required, provided);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return ghostAfterInit(*provided);
+    if (rc == MPI_SUCCESS)
+        rc = ghostAfterInit(*provided); /* a ghost never returns */
+    ghost_stdout_restore();
+    return rc;
 }
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     __attribute__((alias("PMPI_Init_thread")));
@@ -65,6 +74,19 @@ int MPI_Finalize(void) __attribute__((alias("PMPI_Finalize")));
 
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
+    /* MPICH's own notice names the caller by its rank in MPICH's world,
+     * which counts the ghosts: say which rank the application knows it by,
+     * before MPICH prints anything. */
+    if (is_split()) {
+        int user = -1, world = -1;
+        GHOST_REAL(MPI_Comm_rank)(ghost_user_world, &user);
+        GHOST_REAL(MPI_Comm_rank)(MPI_COMM_WORLD, &world);
+        fprintf(stderr,
+                "ghost: MPI_Abort(%d) called by rank %d of MPI_COMM_WORLD; MPICH's messages call it "
+                "rank %d, counting %d ghost process(es)\n",
+                errorcode, user, world, ghost_total_ghosts);
+        fflush(stderr);
+    }
     /* Aborting the user world would leave MPICH to decide whether ghosts go
      * too; aborting the real world says so explicitly. */
     return GHOST_REAL(MPI_Abort)(comm, errorcode);

@@ -1,0 +1,262 @@
+package test
+
+import (
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// shape is where a lifecycle job runs: one node, or two fake nodes with two
+// user ranks each. plainHosts places plain MPICH's ranks as Ghost places
+// its users.
+type shape struct {
+	name                   string
+	users                  int
+	ghostHosts, plainHosts string
+}
+
+var (
+	oneNode  = shape{name: "1node", users: 2}
+	twoNodes = shape{name: "2nodes", users: 4, ghostHosts: "nodeA:3,nodeB:3", plainHosts: "nodeA:2,nodeB:2"}
+)
+
+func (s shape) plain(t *testing.T, args ...string) result {
+	t.Helper()
+	return mpiexecRun(t, job{hosts: s.plainHosts, args: args, timeout: 30 * time.Second}, s.users, false)
+}
+
+// ghost runs with one ghost per node, forced (GHOST_NG=auto would start
+// none on one node).
+func (s shape) ghost(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	return ghostRun(t, job{users: s.users, ghosts: 1, hosts: s.ghostHosts, env: env, args: args, timeout: 30 * time.Second})
+}
+
+// noneLeft fails when a process of bin outlives its job by more than a few
+// seconds: a ghost left spinning, or a rank nobody killed.
+func noneLeft(t *testing.T, bin string) {
+	t.Helper()
+	var out []byte
+	for range 50 {
+		var err error
+		out, err = exec.Command("pgrep", "-a", "-f", bin).Output()
+		if err != nil { // status 1: no process matched
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("processes of %s still running 5 s after the job:\n%s", bin, out)
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if pid, err := strconv.Atoi(strings.Fields(line)[0]); err == nil {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// A job's exit status under Ghost is plain MPICH's when a rank leaves
+// without MPI_Finalize, aborts or dies of a signal, on one node and on two.
+// Ghosts notice that their node's users are gone and end with status 0
+// before hydra kills them; a killed ghost made hydra report 9.
+//
+// Plain MPICH is run first, in the same shape. hydra itself records a rank
+// that it kills during cleanup as 0 or as 9, depending on when it reaps it,
+// so a pair that differs is run again (at most three pairs) before the test
+// fails: a real difference shows in every pair.
+func TestExitStatusLikePlain(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "ending.c")
+	cases := []struct {
+		args   []string
+		shapes []shape
+	}{
+		// On two nodes the barrier of "exit" hangs plain MPICH for good
+		// (only the exiting rank's node is cleaned up): "exitone" lets the
+		// other ranks end by themselves.
+		{[]string{"exit", "3"}, []shape{oneNode}},
+		{[]string{"exitone", "3"}, []shape{oneNode, twoNodes}},
+		{[]string{"return", "5"}, []shape{oneNode, twoNodes}},
+		{[]string{"abort", "7"}, []shape{oneNode, twoNodes}},
+		{[]string{"segv"}, []shape{oneNode, twoNodes}},
+		{[]string{"kill"}, []shape{oneNode, twoNodes}},
+	}
+	for _, c := range cases {
+		for _, s := range c.shapes {
+			t.Run(strings.Join(c.args, "_")+"_"+s.name, func(t *testing.T) {
+				args := append([]string{bin}, c.args...)
+				var plain, ghost result
+				for attempt := range 3 {
+					plain = s.plain(t, args...)
+					noneLeft(t, bin)
+					ghost = s.ghost(t, nil, args...)
+					noneLeft(t, bin)
+					if plain.code == ghost.code {
+						t.Logf("status %d under both (pair %d)", ghost.code, attempt+1)
+						return
+					}
+				}
+				t.Fatalf("plain MPICH: %d, Ghost: %d\n--- plain\n%s\n--- ghost\n%s", plain.code, ghost.code, plain, ghost)
+			})
+		}
+	}
+}
+
+// A ghost that leaves says why, at info level, and the job does not wait for
+// a timeout: every rank's process is gone right after.
+func TestGhostLeavesWithItsUsers(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "ending.c")
+	for _, s := range []shape{oneNode, twoNodes} {
+		start := time.Now()
+		r := s.ghost(t, []string{"GHOST_VERBOSE=info"}, bin, "return", "5")
+		if r.code != 5 {
+			t.Errorf("%s: status %d, want 5\n%s", s.name, r.code, r)
+		}
+		if got := len(ghostLines(r.stderr, "left without MPI_Finalize; leaving")); got == 0 {
+			t.Errorf("%s: no ghost said it was leaving\n%s", s.name, r)
+		}
+		if d := time.Since(start); d > 15*time.Second {
+			t.Errorf("%s: the job took %v", s.name, d)
+		}
+		noneLeft(t, bin)
+	}
+}
+
+// A ghost leaves without running any of the application's exit code: the
+// atexit handler runs once per user rank, never in a ghost (which would
+// print rank -1: it never returns from MPI_Init), and stdout buffered
+// before MPI_Init is written once per user rank.
+func TestGhostsRunNoApplicationExitCode(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "ending.c")
+	for _, s := range []shape{oneNode, twoNodes} {
+		r := s.ghost(t, nil, bin, "atexit")
+		if r.code != 0 {
+			t.Fatalf("%s: job failed\n%s", s.name, r)
+		}
+		if got := strings.Count(r.stdout, "buffered before MPI_Init\n"); got != s.users {
+			t.Errorf("%s: output buffered before MPI_Init written %d times, want %d\n%s", s.name, got, s.users, r)
+		}
+		if strings.Contains(r.stdout, "atexit rank -1") {
+			t.Errorf("%s: a ghost ran the application's atexit handler\n%s", s.name, r)
+		}
+		for u := range s.users {
+			if got := strings.Count(r.stdout, fmt.Sprintf("atexit rank %d\n", u)); got != 1 {
+				t.Errorf("%s: atexit handler of rank %d ran %d times\n%s", s.name, u, got, r)
+			}
+		}
+	}
+}
+
+// What a rank starts runs without Ghost: a shell from system() and the
+// commands it execs neither map libghost.so nor see it in LD_PRELOAD. A
+// child forked after MPI_Init that calls exit() is not taken for a user
+// leaving: the ghost stays and the job finalizes normally.
+func TestChildrenRunWithoutGhost(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "ending.c")
+	r := oneNode.ghost(t, []string{"GHOST_VERBOSE=info"}, bin, "children")
+	if r.code != 0 {
+		t.Fatalf("job failed\n%s", r)
+	}
+	for u := range oneNode.users {
+		for _, want := range []string{
+			fmt.Sprintf("rank %d: child maps libghost 0 LD_PRELOAD=[]", u),
+			fmt.Sprintf("rank %d: forked child exits", u),
+			fmt.Sprintf("rank %d: forked child status 0", u),
+		} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("no %q\n%s", want, r)
+			}
+		}
+	}
+	if l := ghostLines(r.stderr, "leaving"); len(l) != 0 {
+		t.Errorf("a forked child's exit made a ghost leave: %q", l)
+	}
+	if len(ghostLines(r.stderr, "commands,")) != 1 {
+		t.Errorf("the ghost did not finalize normally\n%s", r)
+	}
+}
+
+// The application's own signal handlers work under Ghost as without it:
+// SIGUSR1 (installed before MPI_Init, where the Go runtime is loaded
+// already) is handled however it is delivered, an ignored SIGPIPE makes
+// write fail with EPIPE, and a SIGSEGV handler installed after MPI_Init
+// runs, then the crash ends the job with plain MPICH's status.
+func TestApplicationSignalHandlers(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "ending.c")
+	for _, s := range []shape{oneNode, twoNodes} {
+		plain := s.plain(t, bin, "signals")
+		ghost := s.ghost(t, nil, bin, "signals")
+		noneLeft(t, bin)
+		for name, r := range map[string]result{"plain": plain, "ghost": ghost} {
+			for u := range s.users {
+				want := fmt.Sprintf("rank %d: SIGUSR1 handled 2 times; write to a closed pipe: EPIPE", u)
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("%s %s: no %q\n%s", s.name, name, want, r)
+				}
+			}
+			if !strings.Contains(r.stderr, "handler: rank 1 caught signal 11") {
+				t.Errorf("%s %s: the application's SIGSEGV handler did not run\n%s", s.name, name, r)
+			}
+		}
+		if plain.code != ghost.code || ghost.code == 0 {
+			t.Errorf("%s: status %d under Ghost, %d under plain MPICH", s.name, ghost.code, plain.code)
+		}
+	}
+}
+
+// A rank killed with SIGKILL inside a lock epoch (holding an exclusive lock
+// that the others wait for) or between two fences (the others inside the
+// second) ends the whole job with a non-zero status within seconds, and no
+// process is left behind, ghosts included.
+func TestKilledRankEndsJob(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "ending.c")
+	for _, mode := range []string{"lockkill", "fencekill"} {
+		for _, s := range []shape{oneNode, twoNodes} {
+			t.Run(mode+"_"+s.name, func(t *testing.T) {
+				start := time.Now()
+				r := s.ghost(t, nil, bin, mode)
+				d := time.Since(start)
+				if r.code == 0 {
+					t.Errorf("status 0\n%s", r)
+				}
+				if d > 15*time.Second {
+					t.Errorf("the job took %v to end", d)
+				}
+				noneLeft(t, bin)
+			})
+		}
+	}
+}
+
+var abortNotice = regexp.MustCompile(`ghost: MPI_Abort\(7\) called by rank 1 of MPI_COMM_WORLD; MPICH's messages call it rank (\d+), counting (\d+) ghost`)
+
+// MPICH's abort notice names the caller's rank in MPICH's world, which
+// counts the ghosts; Ghost says which rank the application knows.
+func TestAbortNamesUserRank(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "ending.c")
+	for _, s := range []shape{oneNode, twoNodes} {
+		r := s.ghost(t, nil, bin, "abort", "7")
+		if r.code != 7 {
+			t.Errorf("%s: status %d, want 7\n%s", s.name, r.code, r)
+		}
+		m := abortNotice.FindStringSubmatch(r.stderr)
+		if m == nil {
+			t.Errorf("%s: no notice of the user rank\n%s", s.name, r)
+			continue
+		}
+		// User rank 1 is world rank 2 behind node 0's ghost.
+		if m[1] != "2" {
+			t.Errorf("%s: world rank %s, want 2", s.name, m[1])
+		}
+		noneLeft(t, bin)
+	}
+}
