@@ -29,7 +29,7 @@ cli: $(BUILD)/ghost
 
 # Go tracks its own dependencies; FORCE lets it decide what to rebuild.
 $(BUILD)/libghost.so: FORCE
-	$(GO) build -buildmode=c-shared -o $@ ./shim
+	$(GO) build -buildmode=c-shared -ldflags=-extldflags=-Wl,--version-script=$(CURDIR)/shim/exports.map -o $@ ./shim
 	rm -f $(BUILD)/libghost.h
 
 $(BUILD)/ghost: FORCE
