@@ -25,6 +25,13 @@ var (
 	twoNodes = shape{name: "2nodes", users: 4, ghostHosts: "nodeA:3,nodeB:3", plainHosts: "nodeA:2,nodeB:2"}
 )
 
+func (s shape) nodes() int {
+	if s.ghostHosts == "" {
+		return 1
+	}
+	return 2
+}
+
 func (s shape) plain(t *testing.T, args ...string) result {
 	t.Helper()
 	return mpiexecRun(t, job{hosts: s.plainHosts, args: args, timeout: 30 * time.Second}, s.users, false)
@@ -72,17 +79,18 @@ func TestExitStatusLikePlain(t *testing.T) {
 	bin := program(t, "ending.c")
 	cases := []struct {
 		args   []string
+		leaves bool // users leave through exit(): ghosts must notice
 		shapes []shape
 	}{
 		// On two nodes the barrier of "exit" hangs plain MPICH for good
 		// (only the exiting rank's node is cleaned up): "exitone" lets the
 		// other ranks end by themselves.
-		{[]string{"exit", "3"}, []shape{oneNode}},
-		{[]string{"exitone", "3"}, []shape{oneNode, twoNodes}},
-		{[]string{"return", "5"}, []shape{oneNode, twoNodes}},
-		{[]string{"abort", "7"}, []shape{oneNode, twoNodes}},
-		{[]string{"segv"}, []shape{oneNode, twoNodes}},
-		{[]string{"kill"}, []shape{oneNode, twoNodes}},
+		{[]string{"exit", "3"}, true, []shape{oneNode}},
+		{[]string{"exitone", "3"}, true, []shape{oneNode, twoNodes}},
+		{[]string{"return", "5"}, true, []shape{oneNode, twoNodes}},
+		{[]string{"abort", "7"}, false, []shape{oneNode, twoNodes}},
+		{[]string{"segv"}, false, []shape{oneNode, twoNodes}},
+		{[]string{"kill"}, false, []shape{oneNode, twoNodes}},
 	}
 	for _, c := range cases {
 		for _, s := range c.shapes {
@@ -92,8 +100,14 @@ func TestExitStatusLikePlain(t *testing.T) {
 				for attempt := range 3 {
 					plain = s.plain(t, args...)
 					noneLeft(t, bin)
-					ghost = s.ghost(t, nil, args...)
+					ghost = s.ghost(t, []string{"GHOST_VERBOSE=info"}, args...)
 					noneLeft(t, bin)
+					// Where users leave through exit(), every node's ghost
+					// must see it and leave by itself (a ghost that hydra
+					// kills is recorded as 0 or as 9, by chance).
+					if left := ghostLines(ghost.stderr, "without MPI_Finalize; leaving"); c.leaves && len(left) != s.nodes() {
+						t.Fatalf("%d ghost(s) left by themselves, want %d\n%s", len(left), s.nodes(), ghost)
+					}
 					if plain.code == ghost.code {
 						t.Logf("status %d under both (pair %d)", ghost.code, attempt+1)
 						return
