@@ -2,7 +2,9 @@ package test
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -273,4 +275,80 @@ func TestAbortNamesUserRank(t *testing.T) {
 		}
 		noneLeft(t, bin)
 	}
+}
+
+// A ghost whose launcher dies (hydra's proxy, killed here with SIGKILL)
+// leaves within a second or so instead of serving a job that is over.
+func TestGhostLeavesWhenLauncherDies(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "ending.c")
+	cmd := exec.Command(filepath.Join(buildDir, "ghost"), "run", "-n", "2", "-g", "1", "--", bin, "sleep", "6")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		// Without their proxy the users are nobody's: end them here (hydra
+		// gives every rank a process group of its own).
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		for _, pid := range pids(bin) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		cmd.Wait()
+	}()
+	var procs []int
+	for range 100 {
+		if procs = pids(bin); len(procs) == 3 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(procs) != 3 {
+		t.Fatalf("%d processes of the job, want 3", len(procs))
+	}
+	time.Sleep(500 * time.Millisecond) // past MPI_Init: the users sleep
+	proxy := parentOf(procs[0])
+	if proxy <= 1 {
+		t.Fatalf("no parent for pid %d", procs[0])
+	}
+	syscall.Kill(proxy, syscall.SIGKILL)
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) && len(pids(bin)) > 2 {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := len(pids(bin)); n > 2 {
+		t.Errorf("%d processes 3 s after their launcher died: the ghost did not leave", n)
+	}
+}
+
+// pids lists the processes whose command line contains bin, mpiexec's
+// aside.
+func pids(bin string) []int {
+	out, _ := exec.Command("pgrep", "-a", "-f", bin).Output()
+	var ps []int
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || strings.Contains(f[1], "mpiexec") {
+			continue
+		}
+		if pid, err := strconv.Atoi(f[0]); err == nil {
+			ps = append(ps, pid)
+		}
+	}
+	return ps
+}
+
+func parentOf(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	// The command name is in parentheses and may hold spaces: read after it.
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 2 {
+		return -1
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
 }

@@ -19,6 +19,7 @@
  *               the same lock
  *   fencekill   user rank 1 dies (SIGKILL) between two fences while the
  *               others are inside the second
+ *   sleep S     every rank sleeps S seconds outside MPI, then finalizes
  */
 #include <errno.h>
 #include <mpi.h>
@@ -170,6 +171,10 @@ int main(int argc, char **argv)
         if (rank == 1)
             crash();
         MPI_Barrier(MPI_COMM_WORLD);
+    } else if (strcmp(mode, "sleep") == 0) {
+        printf("rank %d sleeps\n", rank);
+        fflush(stdout);
+        sleep(n);
     } else if (strcmp(mode, "lockkill") == 0 || strcmp(mode, "fencekill") == 0) {
         windowed(mode);
     }
