@@ -54,16 +54,20 @@ int main(int argc, char **argv)
     int first = 7;
     MPI_Put(&first, 1, MPI_INT, peer, 0, 1, MPI_INT, win);
     MPI_Win_flush(peer, win);
+    /* A PUT's origin buffer may be read until the operation completes,
+     * and the remote's PUTs complete only at unlock_all: one buffer each. */
+    int *w = malloc(n * sizeof(int));
     for (int i = 0; i < n; i++) {
         int v = 100000 + 1000 * me + i, got = -2;
         MPI_Put(&v, 1, MPI_INT, peer, i, 1, MPI_INT, win);
         MPI_Get(&got, 1, MPI_INT, peer, 2 * n + i, 1, MPI_INT, win);
         MPI_Win_flush(peer, win);
         CHECK(got == 1000 * peer + i, "GET %d from the peer: %d, want %d", i, got, 1000 * peer + i);
-        int w = 200000 + 1000 * me + i;
-        MPI_Put(&w, 1, MPI_INT, remote, n + i, 1, MPI_INT, win);
+        w[i] = 200000 + 1000 * me + i;
+        MPI_Put(&w[i], 1, MPI_INT, remote, n + i, 1, MPI_INT, win);
     }
     MPI_Win_unlock_all(win);
+    free(w);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_sync(win);
     int from_remote = (me + 2) % size;
