@@ -600,20 +600,33 @@ int ghost_local_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
     memset(c, 0, (size_t)ctl);
     c->size = size;
     c->disp_unit = disp_unit;
-    /* Every block is set before anyone reads one. */
-    rc = GHOST_REAL(MPI_Barrier)(comm);
     ghost_win_t *w = ghost_win_new(n, 0);
-    w->local = 1;
-    w->redirect = hints->async; /* only reported: every operation takes the local path */
-    w->pending = -1;
-    w->user = shm;
-    w->rank = me;
-    w->base = base;
-    w->size = size;
-    w->disp_unit = disp_unit;
-    w->no_local_load_store = hints->no_local_load_store;
-    w->epochs = hints->epochs; /* reported; every kind of epoch works here */
-    w->seen = calloc(2 * (size_t)n, sizeof(uint32_t));
+    int failed = MPI_SUCCESS, registered = 0;
+    if (!w || !(w->seen = calloc(2 * (size_t)n, sizeof(uint32_t))))
+        failed = MPI_ERR_NO_MEM;
+    else {
+        w->local = 1;
+        w->redirect = hints->async; /* only reported: every operation takes the local path */
+        w->pending = -1;
+        w->user = shm;
+        w->rank = me;
+        w->base = base;
+        w->size = size;
+        w->disp_unit = disp_unit;
+        w->no_local_load_store = hints->no_local_load_store;
+        w->epochs = hints->epochs; /* reported; every kind of epoch works here */
+        registered = ghost_win_register(w) == 0;
+        if (!registered)
+            failed = MPI_ERR_NO_MEM; /* this process holds too many windows */
+    }
+    /* One collective both publishes every control block (each is set
+     * before anyone reads one) and agrees on the outcome: a window that
+     * failed on one process is freed by all, and the same error is
+     * returned everywhere, instead of one process leaving a collective
+     * the others are still in. */
+    rc = GHOST_REAL(MPI_Allreduce)(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+    if (rc == MPI_SUCCESS)
+        rc = failed;
     for (int r = 0; rc == MPI_SUCCESS && r < n; r++) {
         MPI_Aint qsize;
         int qunit;
@@ -629,11 +642,14 @@ int ghost_local_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
         t->slot = r;
         t->self = r;
     }
-    if (rc == MPI_SUCCESS && ghost_win_register(w) != 0)
-        rc = MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) {
-        ghost_win_delete(w);
+        if (registered)
+            ghost_win_unregister(w);
+        if (w)
+            ghost_win_delete(w);
         GHOST_REAL(MPI_Win_free)(&shm);
+        if (rc == failed) /* Ghost's own error: MPICH raised the others */
+            PMPI_Comm_call_errhandler(comm, rc);
         return rc;
     }
     ghost_count_shm((int64_t)(data + ctl));

@@ -6,8 +6,11 @@ import "C"
 
 import "unsafe"
 
-// Thin helpers over the PMPI calls the control plane makes. They never go
-// through Ghost's own MPI_ wrappers, so no MPI_COMM_WORLD swap applies.
+// Thin helpers over the PMPI calls the control plane makes. Ghost defines
+// the PMPI_ names too, so these reach its own wrappers, which swap
+// MPI_COMM_WORLD for the user world once ghost_user_world is set: MPICH's
+// world may be passed by its handle only before that (MPI_Init's setup),
+// and Ghost's private communicators at any time.
 
 func commRank(c C.MPI_Comm) int {
 	var r C.int

@@ -62,7 +62,7 @@ var LoadPolicies = []LoadPolicy{LoadStatic, LoadRandom, LoadOp, LoadByte}
 // that many polls and on shared cores hands the core to the ghost quickly.
 const DefaultUserYield = 64
 
-// MaxNG is the most ghosts per node (GHOST_MAX_NG in c/win.h).
+// MaxNG is the most ghosts per node (GHOST_MAX_NG in c/doorbell.h).
 const MaxNG = 8
 
 // NGAuto is GHOST_NG=auto, the default: one ghost per node when the job
