@@ -20,18 +20,18 @@ import (
 // the communicator of its users plus their nodes' ghosts, the node segment
 // and the internal windows over it.
 type internalWin struct {
-	id      int64
-	plan    *redirect.WindowPlan
-	users   []int // world ranks of the window's users, by user rank
-	comms   *memberComms
-	comm    C.MPI_Comm // comms.comm
-	shm     C.MPI_Win
-	global  C.MPI_Win
-	locks   []C.MPI_Win
+	id       int64
+	plan     *redirect.WindowPlan
+	users    []int // world ranks of the window's users, by user rank
+	comms    *memberComms
+	comm     C.MPI_Comm // comms.comm
+	shm      C.MPI_Win
+	global   C.MPI_Win
+	locks    []C.MPI_Win
 	base     unsafe.Pointer // this process's segment
 	nodeBase unsafe.Pointer // the node segment, which holds every segment of this node
 	members  []segment      // by internal rank
-	shmSize int64          // what this process put in the node segment (metrics)
+	shmSize  int64          // what this process put in the node segment (metrics)
 }
 
 // segment is one member's part of its node segment.
