@@ -145,6 +145,9 @@ func judgeCoarray(stdout string) (int, bool, string) {
 // workload. A sample is a job's wall time; a wrong result keeps its
 // sample and is counted as a wrong value, so a fast wrong configuration
 // shows as both.
+// failureSettle is the pause after a failed application run.
+const failureSettle = 3 * time.Second
+
 func runWorkloads(s Suite, o options, l Launch, env []string, tmp string, deadline time.Time,
 	cfgs []Config, res SuiteResult) (SuiteResult, error) {
 	type prepared struct {
@@ -204,6 +207,12 @@ func runWorkloads(s Suite, o options, l Launch, env []string, tmp string, deadli
 				}
 				if run.Error != "" {
 					fmt.Fprintf(os.Stderr, "bench: %s: %s under %s failed: %s\n", s.Name, p.w.Name, c.Name, run.Error)
+					// A failed run may have spun for minutes and been
+					// killed: let its processes go before the next timing.
+					// Without the pause the run after MPICH's progress
+					// thread on water SCF took 0.22 s instead of 0.155
+					// (bench/results/2026-11-25T135445Z-vm.json).
+					time.Sleep(failureSettle)
 				} else {
 					res.Samples = append(res.Samples, Sample{Config: c.Name, Round: round, Metric: p.w.Name, Unit: "s", Value: run.Seconds})
 				}
