@@ -103,6 +103,19 @@ func TestFortranAttributes(t *testing.T) {
 	}
 }
 
+// An MPI_Win_allocate that fails on one rank under MPI_ERRORS_RETURN
+// returns an error on every rank, and the job goes on (plain MPICH 4.0.2
+// hangs here). Windows on one node, with and without a ghost; windows
+// that span nodes still abort inside the ghosts' internal allocation.
+func TestWindowAllocationFailure(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "alloc_fail.c")
+	for _, ghosts := range []int{0, 1} {
+		r := ghostRun(t, job{users: 3, ghosts: ghosts, args: []string{bin}, timeout: 60 * time.Second})
+		expectChecks(t, r, 3)
+	}
+}
+
 // A rank's exit status after MPI_Finalize is the job's status.
 func TestExitCodes(t *testing.T) {
 	needMPI(t)
