@@ -411,10 +411,10 @@ static int win_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
     if (rc != MPI_SUCCESS)
         return rc;
     /* Go reads Ghost's info keys and warns about bad ones. Without new
-     * values, and on the node-local path, Go is not entered at all: with one P, the Go
-     * runtime hands its scheduler to another thread whenever C runs long
-     * after or inside a call into Go, as window collectives do, and that
-     * cost ~0.1 ms and a few context switches per window. */
+     * values, and on the node-local path, Go is not entered at all: with
+     * one P, the Go runtime hands its scheduler to another thread whenever
+     * C runs long after or inside a call into Go, as window collectives do
+     * (docs/design.md, "No Go on the way"). */
     ghost_hints_t hints;
     window_hints(info, comm, &hints);
     if (ghost_node_local && on_one_node(comm))
