@@ -133,10 +133,6 @@ extern int ghost_yield_after;
 
 /* ---- errhandlers on the world ------------------------------------------- */
 
-/* Creates the trampoline that lets a user errhandler set on MPI_COMM_WORLD
- * see MPI_COMM_WORLD, not the internal user world. Called once after the
- * split, on user processes. */
-int ghost_errhandler_setup(void);
 
 /* ---- leaving without MPI_Finalize (life.c) ------------------------------ */
 

@@ -162,20 +162,52 @@ static struct {
 static int n_user_errhandlers;
 static pthread_mutex_t errhandler_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static MPI_Errhandler trampoline_handle = MPI_ERRHANDLER_NULL;
-static MPI_Comm_errhandler_function *world_fn; /* the handler behind it */
+/* One trampoline per user function set on the world. A communicator made
+ * from the world inherits the world's errhandler, the trampoline, and must
+ * keep calling the function that was set when it was made, even after the
+ * world gets another one: so each function gets a slot of its own, with its
+ * own trampoline and handle, instead of one global pointer. A trampoline
+ * cannot carry data (MPI passes the function only the communicator and the
+ * code), so the slots are separate functions. */
+#define TRAMPOLINE_SLOTS 16
+static MPI_Comm_errhandler_function *slot_fn[TRAMPOLINE_SLOTS];
+static MPI_Errhandler slot_handle[TRAMPOLINE_SLOTS];
 
-static void world_trampoline(MPI_Comm *comm, int *code, ...)
+static void fire(int slot, MPI_Comm *comm, int *code)
 {
     MPI_Comm seen = (*comm == ghost_user_world) ? MPI_COMM_WORLD : *comm;
-    MPI_Comm_errhandler_function *fn = __atomic_load_n(&world_fn, __ATOMIC_ACQUIRE);
+    MPI_Comm_errhandler_function *fn = __atomic_load_n(&slot_fn[slot], __ATOMIC_ACQUIRE);
     if (fn)
         fn(&seen, code);
 }
 
-int ghost_errhandler_setup(void)
+#define TRAMPOLINE(i)                                          \
+    static void trampoline_##i(MPI_Comm *comm, int *code, ...) \
+    {                                                          \
+        fire(i, comm, code);                                   \
+    }
+TRAMPOLINE(0) TRAMPOLINE(1) TRAMPOLINE(2) TRAMPOLINE(3) TRAMPOLINE(4) TRAMPOLINE(5) TRAMPOLINE(6) TRAMPOLINE(7)
+TRAMPOLINE(8) TRAMPOLINE(9) TRAMPOLINE(10) TRAMPOLINE(11) TRAMPOLINE(12) TRAMPOLINE(13) TRAMPOLINE(14) TRAMPOLINE(15)
+static MPI_Comm_errhandler_function *const trampolines[TRAMPOLINE_SLOTS] = {
+    trampoline_0,  trampoline_1,  trampoline_2,  trampoline_3,  trampoline_4,  trampoline_5,
+    trampoline_6,  trampoline_7,  trampoline_8,  trampoline_9,  trampoline_10, trampoline_11,
+    trampoline_12, trampoline_13, trampoline_14, trampoline_15};
+
+/* The trampoline handle for fn, made at its first use (under
+ * errhandler_lock); MPI_ERRHANDLER_NULL when every slot is taken. */
+static MPI_Errhandler trampoline_for(MPI_Comm_errhandler_function *fn)
 {
-    return GHOST_REAL(MPI_Comm_create_errhandler)(world_trampoline, &trampoline_handle);
+    for (int i = 0; i < TRAMPOLINE_SLOTS; i++) {
+        if (slot_fn[i] == fn)
+            return slot_handle[i];
+        if (slot_fn[i] == NULL) {
+            if (GHOST_REAL(MPI_Comm_create_errhandler)(trampolines[i], &slot_handle[i]) != MPI_SUCCESS)
+                return MPI_ERRHANDLER_NULL;
+            __atomic_store_n(&slot_fn[i], fn, __ATOMIC_RELEASE);
+            return slot_handle[i];
+        }
+    }
+    return MPI_ERRHANDLER_NULL;
 }
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
@@ -221,10 +253,22 @@ static int set_comm_errhandler(MPI_Comm comm, MPI_Errhandler eh,
     if (rc != MPI_SUCCESS || !is_split())
         return rc;
     MPI_Comm_errhandler_function *fn = lookup_user_errhandler(eh);
-    if (fn == NULL || trampoline_handle == MPI_ERRHANDLER_NULL)
+    if (fn == NULL)
         return set(ghost_user_world, eh); /* predefined */
-    __atomic_store_n(&world_fn, fn, __ATOMIC_RELEASE);
-    return set(ghost_user_world, trampoline_handle);
+    pthread_mutex_lock(&errhandler_lock);
+    MPI_Errhandler trampoline = trampoline_for(fn);
+    pthread_mutex_unlock(&errhandler_lock);
+    if (trampoline == MPI_ERRHANDLER_NULL) {
+        /* More distinct handlers than slots: the function still runs, but
+         * sees the internal user world instead of MPI_COMM_WORLD. */
+        static int warned;
+        if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+            fprintf(stderr, "ghost: warning: more than %d distinct errhandler functions set on "
+                            "MPI_COMM_WORLD: the newest receive Ghost's internal communicator instead of "
+                            "MPI_COMM_WORLD\n", TRAMPOLINE_SLOTS);
+        return set(ghost_user_world, eh);
+    }
+    return set(ghost_user_world, trampoline);
 }
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)

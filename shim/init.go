@@ -167,9 +167,6 @@ func ghostAfterInit(provided C.int) C.int {
 	commSetName(group, "MPI_COMM_WORLD")
 	C.ghost_user_world = group
 	C.ghost_windows_managed = 1
-	if rc := C.ghost_errhandler_setup(); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	if self.worldRank == layout.WorldOfUser[0] {
 		self.log.infof("%d user rank(s), %d ghost(s) on %d node(s), GHOST_WAIT=%s, thread level %d",
 			len(layout.WorldOfUser), layout.TotalGhosts(), len(layout.Nodes), cfg.Wait, int(provided))

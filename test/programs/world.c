@@ -16,6 +16,14 @@ static void user_handler(MPI_Comm *comm, int *code, ...)
     handler_code = *code;
 }
 
+/* A second function, to tell which handler a communicator calls. */
+static MPI_Comm other_handler_comm = MPI_COMM_NULL;
+static void other_handler(MPI_Comm *comm, int *code, ...)
+{
+    (void)code;
+    other_handler_comm = *comm;
+}
+
 static int thread_level(const char *name)
 {
     if (strcmp(name, "funneled") == 0)
@@ -177,6 +185,22 @@ int main(int argc, char **argv)
     handler_saw_world = 0;
     MPI_Send(&rank, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
     CHECK(handler_saw_world, "user errhandler not called on an error in the world");
+    /* A communicator made from the world keeps the handler it inherited
+     * when the world gets another one. */
+    MPI_Comm inherited;
+    MPI_Comm_dup(MPI_COMM_WORLD, &inherited);
+    MPI_Errhandler other;
+    MPI_Comm_create_errhandler(other_handler, &other);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, other);
+    MPI_Errhandler_free(&other);
+    handler_saw_world = 0;
+    handler_code = 0;
+    MPI_Comm_call_errhandler(inherited, MPI_ERR_OTHER);
+    CHECK(handler_code == MPI_ERR_OTHER && !handler_saw_world && other_handler_comm == MPI_COMM_NULL,
+          "the duplicate of the world did not call the handler it inherited");
+    MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER);
+    CHECK(other_handler_comm == MPI_COMM_WORLD, "the world's new handler did not see MPI_COMM_WORLD");
+    MPI_Comm_free(&inherited);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 
     MPI_Group_free(&evens);
