@@ -55,6 +55,33 @@ enum {
     GHOST_NSYNCS
 };
 
+/* Synchronization calls on redirected windows that span nodes whose own
+ * internal MPI operations are counted (call label): every message those
+ * calls cost is attributed to the call that made it, so that the cost per
+ * call can be read against the job's size (docs/design.md, "What a
+ * synchronization costs as the job grows"). */
+enum {
+    GHOST_CALL_LOCK,         /* MPI_Win_lock */
+    GHOST_CALL_UNLOCK,       /* MPI_Win_unlock */
+    GHOST_CALL_LOCK_ALL,     /* MPI_Win_lock_all */
+    GHOST_CALL_UNLOCK_ALL,   /* MPI_Win_unlock_all */
+    GHOST_CALL_FLUSH,        /* MPI_Win_flush, MPI_Win_flush_local */
+    GHOST_CALL_FLUSH_ALL,    /* MPI_Win_flush_all, MPI_Win_flush_local_all */
+    GHOST_CALL_FENCE,        /* MPI_Win_fence */
+    GHOST_CALL_PSCW,         /* MPI_Win_post, start, complete, wait, test */
+    GHOST_CALL_WIN_ALLOCATE, /* MPI_Win_allocate, on users and on ghosts */
+    GHOST_CALL_WIN_FREE,     /* MPI_Win_free, on users and on ghosts */
+    GHOST_NCALLS
+};
+
+/* The internal operations counted (kind label): point-to-point ones (a
+ * lock, unlock or flush on an internal window, a wake message, a command
+ * or post/complete message: each is at least one message), and collectives,
+ * once per call by each process that makes it. Operations that send nothing
+ * (MPI_Win_sync, lock_all(MPI_MODE_NOCHECK), a doorbell on the same node,
+ * receives, whose message its sender counts) are not counted. */
+enum { GHOST_INTERNAL_P2P, GHOST_INTERNAL_COLLECTIVE, GHOST_NINTERNAL };
+
 /* Adaptation transitions (direction label). */
 enum { GHOST_TO_DIRECT, GHOST_TO_GHOST, GHOST_NDIRECTIONS };
 
@@ -81,6 +108,10 @@ typedef struct {
     uint64_t polls;
     uint64_t busy_ns;
     uint64_t idle_ns;
+    /* Synchronization calls by GHOST_CALL_*, and the internal operations
+     * made on their behalf. */
+    uint64_t sync_calls[GHOST_NCALLS];
+    uint64_t internal_ops[GHOST_NCALLS][GHOST_NINTERNAL];
 } __attribute__((aligned(64))) ghost_counters_t;
 
 /* Slots per process: a thread per slot, the last shared by any more. */
@@ -106,6 +137,10 @@ typedef struct {
     ghost_counters_t *slot;
     unsigned gen;   /* ghost_counters_gen when the slot was claimed */
     int shared;     /* the overflow slot: additions are atomic */
+    /* The synchronization call this thread is in (GHOST_CALL_* + 1), 0
+     * outside one: internal operations count only inside a call, so the
+     * helpers that also serve setup and finalize need not know who called. */
+    int call;
 } ghost_counter_thread_t;
 extern __thread ghost_counter_thread_t ghost_counter_thread __attribute__((tls_model("initial-exec")));
 extern unsigned ghost_counters_gen;
@@ -120,14 +155,20 @@ static inline ghost_counter_thread_t *ghost_counter_here(void)
     return t;
 }
 
+/* Adds n to *a, a field of t's slot. */
+static inline void ghost_counter_add(const ghost_counter_thread_t *t, uint64_t *a, uint64_t n)
+{
+    if (__builtin_expect(t->shared, 0))
+        __atomic_add_fetch(a, n, __ATOMIC_RELAXED);
+    else
+        *a += n;
+}
+
 /* Adds n to a field of the calling thread's slot. */
 #define GHOST_COUNT_THREAD_ADD(field, n)                                        \
     do {                                                                        \
         ghost_counter_thread_t *t_ = ghost_counter_here();                      \
-        if (__builtin_expect(t_->shared, 0))                                    \
-            __atomic_add_fetch(&t_->slot->field, (n), __ATOMIC_RELAXED);        \
-        else                                                                    \
-            t_->slot->field += (n);                                             \
+        ghost_counter_add(t_, &t_->slot->field, (n));                           \
     } while (0)
 
 /* Adds na to *a and nb to *b, two fields of t's slot, after one lookup:
@@ -159,6 +200,37 @@ static inline void ghost_count_mpi_call(uint64_t ticks)
 }
 
 static inline void ghost_count_sync(int type) { GHOST_COUNT_THREAD_ADD(syncs[type], 1); }
+
+/* Enters synchronization call `call` on a window that spans nodes: counts
+ * it, and attributes the internal operations counted until the matching
+ * ghost_sync_leave to it. Returns the call it interrupts (0: none), which
+ * leave restores. */
+static inline int ghost_sync_enter(int call)
+{
+    ghost_counter_thread_t *t = ghost_counter_here();
+    int prev = t->call;
+    t->call = call + 1;
+    ghost_counter_add(t, &t->slot->sync_calls[call], 1);
+    return prev;
+}
+
+static inline void ghost_sync_leave(int prev) { ghost_counter_thread.call = prev; }
+
+static inline void ghost_sync_leave_scope(const int *prev) { ghost_sync_leave(*prev); }
+
+/* Declares that the rest of the enclosing block serves `call`: it is left
+ * at every return. */
+#define GHOST_SYNC_CALL(call)                                                   \
+    int ghost_sync_prev_ __attribute__((cleanup(ghost_sync_leave_scope), unused)) = ghost_sync_enter(call)
+
+/* Counts n internal operations of kind (GHOST_INTERNAL_*) for the call the
+ * thread is in; nothing outside a call. */
+static inline void ghost_count_internal(int kind, int n)
+{
+    ghost_counter_thread_t *t = ghost_counter_here();
+    if (t->call)
+        ghost_counter_add(t, &t->slot->internal_ops[t->call - 1][kind], (uint64_t)n);
+}
 
 /* Whether a datatype is one of MPICH's builtin handles: the predefined
  * basic types, all contiguous. Derived types, and the predefined pair types

@@ -23,6 +23,7 @@ void ghost_ctl_setup(MPI_Comm ctl) { ctl_comm = ctl; }
 
 int ghost_ctl_send(int ghost_local, const ghost_cmd_t *cmd)
 {
+    ghost_count_internal(GHOST_INTERNAL_P2P, 1);
     int rc = PMPI_Send(cmd, GHOST_CMD_WORDS, MPI_INT64_T, ghost_local, GHOST_CMD_TAG, ctl_comm);
     /* Ghosts are the lowest local ranks, so the local rank is the index of
      * the ghost's doorbell. */
@@ -33,6 +34,7 @@ int ghost_ctl_send(int ghost_local, const ghost_cmd_t *cmd)
 
 int ghost_ctl_send_ints(int dest, const int *v, int n)
 {
+    ghost_count_internal(GHOST_INTERNAL_P2P, 1);
     return PMPI_Send(v, n, MPI_INT, dest, GHOST_PAYLOAD_TAG, ctl_comm);
 }
 

@@ -24,6 +24,12 @@
 
 enum { TAG_POST = 1, TAG_COMPLETE = 2 };
 
+/* An internal point-to-point operation (lock, unlock, flush, a get, a post
+ * or complete message) and an internal collective, counted for the call
+ * being served (counters.h) before they are made. */
+#define P2P(op) (ghost_count_internal(GHOST_INTERNAL_P2P, 1), (op))
+#define COLLECTIVE(op) (ghost_count_internal(GHOST_INTERNAL_COLLECTIVE, 1), (op))
+
 /* Lock windows exist only when epochs_used includes "lock". */
 static int require_lock_windows(ghost_win_t *w, const char *call)
 {
@@ -105,7 +111,7 @@ static int lock_others(ghost_win_t *w, ghost_target_t *t, MPI_Win iw)
     if (t->spread_locked)
         for (int i = 0; i < t->nghosts && rc == MPI_SUCCESS; i++)
             if (t->ghosts[i] != t->bound)
-                rc = GHOST_REAL(MPI_Win_lock)(MPI_LOCK_SHARED, t->ghosts[i], MPI_MODE_NOCHECK, iw);
+                rc = P2P(GHOST_REAL(MPI_Win_lock)(MPI_LOCK_SHARED, t->ghosts[i], MPI_MODE_NOCHECK, iw));
     return rc;
 }
 
@@ -114,7 +120,7 @@ static int lock_others(ghost_win_t *w, ghost_target_t *t, MPI_Win iw)
 static int lock_target(ghost_win_t *w, ghost_target_t *t, int lock_type, int assert, MPI_Win iw)
 {
     t->locked_rank = ghost_anchor(w, t);
-    int rc = GHOST_REAL(MPI_Win_lock)(lock_type, t->locked_rank, assert, iw);
+    int rc = P2P(GHOST_REAL(MPI_Win_lock)(lock_type, t->locked_rank, assert, iw));
     if (rc == MPI_SUCCESS)
         rc = lock_others(w, t, iw);
     return rc;
@@ -129,11 +135,11 @@ static int unlock_target(ghost_win_t *w, ghost_target_t *t, MPI_Win iw)
     if (t->spread_locked)
         for (int i = 0; i < t->nghosts; i++)
             if (t->ghosts[i] != t->bound) {
-                int rc2 = GHOST_REAL(MPI_Win_unlock)(t->ghosts[i], iw);
+                int rc2 = P2P(GHOST_REAL(MPI_Win_unlock)(t->ghosts[i], iw));
                 if (rc == MPI_SUCCESS)
                     rc = rc2;
             }
-    int rc2 = GHOST_REAL(MPI_Win_unlock)(t->locked_rank, iw);
+    int rc2 = P2P(GHOST_REAL(MPI_Win_unlock)(t->locked_rank, iw));
     t->spread_locked = 0;
     return rc == MPI_SUCCESS ? rc2 : rc;
 }
@@ -146,16 +152,16 @@ static int flush_target(ghost_win_t *w, ghost_target_t *t, MPI_Win iw, int (*flu
 {
     int locked = ghost_in_lock_epoch(w, t);
     int main_rank = locked ? t->locked_rank : ghost_anchor(w, t);
-    int rc = flush(main_rank, iw);
+    int rc = P2P(flush(main_rank, iw));
     /* GP's other path and the hardware bypass exist in the global window
      * only (see rma.c). */
     if (rc == MPI_SUCCESS && !locked && (ghost_gp_enabled || (ghost_hw_bypass && w->redirect)))
-        rc = flush(main_rank == t->self ? t->bound : t->self, iw);
+        rc = P2P(flush(main_rank == t->self ? t->bound : t->self, iw));
     int spread = locked ? t->spread_locked : (w->redirect && spreads(t));
     if (spread)
         for (int i = 0; i < t->nghosts && rc == MPI_SUCCESS; i++)
             if (t->ghosts[i] != t->bound)
-                rc = flush(t->ghosts[i], iw);
+                rc = P2P(flush(t->ghosts[i], iw));
     if (rc == MPI_SUCCESS && flush == GHOST_REAL(MPI_Win_flush))
         __atomic_store_n(&t->granted, 1, __ATOMIC_RELEASE);
     return rc;
@@ -184,8 +190,8 @@ static int force_self_lock(ghost_win_t *w, ghost_target_t *t, MPI_Win iw)
     if (w->no_local_load_store || t->size == 0)
         return MPI_SUCCESS;
     char scratch;
-    int rc = GHOST_REAL(MPI_Get)(&scratch, 1, MPI_BYTE, t->locked_rank, ghost_anchor_base(w, t), 1,
-                                 MPI_BYTE, iw);
+    int rc = P2P(GHOST_REAL(MPI_Get)(&scratch, 1, MPI_BYTE, t->locked_rank, ghost_anchor_base(w, t), 1,
+                                     MPI_BYTE, iw));
     if (rc == MPI_SUCCESS)
         rc = flush_target(w, t, iw, GHOST_REAL(MPI_Win_flush));
     return rc;
@@ -206,6 +212,7 @@ GHOST_DEFINE(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win), (
     int rc = require_lock_windows(w, "MPI_Win_lock");
     if (rc != MPI_SUCCESS)
         return ghost_win_error(w, rc);
+    GHOST_SYNC_CALL(GHOST_CALL_LOCK);
     ghost_target_t *t = &w->t[rank];
     MPI_Win iw = w->lwin[t->slot];
     wake_target(w, t);
@@ -238,6 +245,7 @@ GHOST_DEFINE(MPI_Win_unlock, (int rank, MPI_Win win), (rank, win), {
     ghost_target_t *t = &w->t[rank];
     if (!t->lock_type || !w->lwin)
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
+    GHOST_SYNC_CALL(GHOST_CALL_UNLOCK);
     wake_target(w, t);
     int rc = unlock_target(w, t, w->lwin[t->slot]);
     t->lock_type = 0;
@@ -255,6 +263,7 @@ GHOST_DEFINE(MPI_Win_lock_all, (int assert, MPI_Win win), (assert, win), {
     if (w->lockall)
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
     ghost_count_sync(GHOST_SYNC_LOCK_ALL);
+    GHOST_SYNC_CALL(GHOST_CALL_LOCK_ALL);
     if ((assert & MPI_MODE_NOCHECK) || !w->lwin) {
         w->lockall = GHOST_LOCKALL_NOCHECK;
         return MPI_SUCCESS;
@@ -276,6 +285,7 @@ GHOST_DEFINE(MPI_Win_unlock_all, (MPI_Win win), (win), {
         return GHOST_REAL(MPI_Win_unlock_all)(win);
     if (w->local)
         return ghost_win_error(w, ghost_local_unlock_all(w));
+    GHOST_SYNC_CALL(GHOST_CALL_UNLOCK_ALL);
     int rc = MPI_SUCCESS;
     switch (w->lockall) {
     case GHOST_LOCKALL_LOCKS:
@@ -315,6 +325,7 @@ static int flush_one(MPI_Win win, int rank, flush_fn real)
     if (!valid_target(w, rank))
         return ghost_win_error(w, MPI_ERR_RANK);
     ghost_count_sync(GHOST_SYNC_FLUSH);
+    GHOST_SYNC_CALL(GHOST_CALL_FLUSH);
     MPI_Win iw;
     int rc = ghost_epoch_window(w, rank, &iw);
     wake_target(w, &w->t[rank]);
@@ -334,6 +345,7 @@ static int flush_every(MPI_Win win, flush_fn one, flush_all_fn all)
     if (w->local)
         return ghost_win_error(w, ghost_local_flush(w, -1));
     ghost_count_sync(GHOST_SYNC_FLUSH);
+    GHOST_SYNC_CALL(GHOST_CALL_FLUSH_ALL);
     int rc = MPI_SUCCESS;
     wake_covered(w);
     const int *list;
@@ -390,9 +402,9 @@ static int agreeing_barrier(ghost_win_t *w, int *agreed)
 {
     *agreed = -1;
     if (!ghost_async_auto)
-        return GHOST_REAL(MPI_Barrier)(w->pscw);
+        return COLLECTIVE(GHOST_REAL(MPI_Barrier)(w->pscw));
     int ballot[2] = {ghost_prof_vote(), ghost_prof_cr()}, sums[2] = {0, 0};
-    int rc = GHOST_REAL(MPI_Allreduce)(ballot, sums, 2, MPI_INT, MPI_SUM, w->pscw);
+    int rc = COLLECTIVE(GHOST_REAL(MPI_Allreduce)(ballot, sums, 2, MPI_INT, MPI_SUM, w->pscw));
     if (rc == MPI_SUCCESS)
         *agreed = ghostAgree(sums[0], w->nusers, sums[1]);
     return rc;
@@ -405,6 +417,7 @@ GHOST_DEFINE(MPI_Win_fence, (int assert, MPI_Win win), (assert, win), {
     if (w->local)
         return ghost_win_error(w, ghost_local_fence(w, assert));
     ghost_count_sync(GHOST_SYNC_FENCE);
+    GHOST_SYNC_CALL(GHOST_CALL_FENCE);
     int rc = MPI_SUCCESS;
     wake_covered(w);
     /* Complete this origin's operations of the epoch that ends here. */
@@ -471,11 +484,12 @@ GHOST_DEFINE(MPI_Win_post, (MPI_Group group, int assert, MPI_Win win), (group, a
         return ghost_win_error(w, rc);
     if (w->local)
         return ghost_win_error(w, ghost_local_post(w, w->exposure, n, assert));
+    GHOST_SYNC_CALL(GHOST_CALL_PSCW);
     /* Local stores before the post must be visible to the origins' gets. */
     rc = GHOST_REAL(MPI_Win_sync)(w->gwin);
     for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
         if (!(assert & MPI_MODE_NOCHECK))
-            rc = GHOST_REAL(MPI_Send)(NULL, 0, MPI_BYTE, w->exposure[i], TAG_POST, w->pscw);
+            rc = P2P(GHOST_REAL(MPI_Send)(NULL, 0, MPI_BYTE, w->exposure[i], TAG_POST, w->pscw));
     w->nexposure = n;
     if (rc == MPI_SUCCESS)
         ghost_count_sync(GHOST_SYNC_POST);
@@ -492,6 +506,7 @@ GHOST_DEFINE(MPI_Win_start, (MPI_Group group, int assert, MPI_Win win), (group, 
     int rc = group_ranks(w, group, w->access, &n);
     if (w->local)
         return ghost_win_error(w, rc != MPI_SUCCESS ? rc : ghost_local_start(w, w->access, n, assert));
+    GHOST_SYNC_CALL(GHOST_CALL_PSCW);
     for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
         wake_target(w, &w->t[w->access[i]]);
     for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
@@ -513,13 +528,14 @@ GHOST_DEFINE(MPI_Win_complete, (MPI_Win win), (win), {
         return ghost_win_error(w, ghost_local_complete(w));
     if (!w->access_open)
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
+    GHOST_SYNC_CALL(GHOST_CALL_PSCW);
     int rc = MPI_SUCCESS;
     for (int i = 0; i < w->naccess; i++)
         wake_target(w, &w->t[w->access[i]]);
     for (int i = 0; rc == MPI_SUCCESS && i < w->naccess; i++)
         rc = flush_target(w, &w->t[w->access[i]], w->gwin, GHOST_REAL(MPI_Win_flush));
     for (int i = 0; rc == MPI_SUCCESS && i < w->naccess; i++)
-        rc = GHOST_REAL(MPI_Send)(NULL, 0, MPI_BYTE, w->access[i], TAG_COMPLETE, w->pscw);
+        rc = P2P(GHOST_REAL(MPI_Send)(NULL, 0, MPI_BYTE, w->access[i], TAG_COMPLETE, w->pscw));
     w->naccess = 0;
     w->access_open = 0;
     return ghost_win_error(w, rc);
@@ -554,6 +570,7 @@ GHOST_DEFINE(MPI_Win_wait, (MPI_Win win), (win), {
     int done;
     if (w->local)
         return ghost_win_error(w, ghost_local_wait(w, 1, &done));
+    GHOST_SYNC_CALL(GHOST_CALL_PSCW);
     return ghost_win_error(w, collect_completes(w, 1));
 })
 
@@ -563,6 +580,7 @@ GHOST_DEFINE(MPI_Win_test, (MPI_Win win, int *flag), (win, flag), {
         return GHOST_REAL(MPI_Win_test)(win, flag);
     if (w->local)
         return ghost_win_error(w, ghost_local_wait(w, 0, flag));
+    GHOST_SYNC_CALL(GHOST_CALL_PSCW);
     int rc = collect_completes(w, 0);
     *flag = (rc == MPI_SUCCESS && w->nexposure == 0);
     return ghost_win_error(w, rc);

@@ -175,6 +175,8 @@ int ghost_segment_alloc(MPI_Comm node, MPI_Aint bytes, MPI_Win *shm, void **base
     MPI_Info info;
     PMPI_Info_create(&info);
     PMPI_Info_set(info, "alloc_shared_noncontig", "false");
+    /* The shared allocation and the allreduce below (counters.h). */
+    ghost_count_internal(GHOST_INTERNAL_COLLECTIVE, 2);
     int rc = GHOST_REAL(MPI_Win_allocate_shared)(bytes, 1, info, node, base, shm);
     PMPI_Info_free(&info);
     if (rc == MPI_SUCCESS)
@@ -192,8 +194,11 @@ int ghost_segment_alloc(MPI_Comm node, MPI_Aint bytes, MPI_Win *shm, void **base
     return rc;
 }
 
+/* The building blocks below each make one internal operation, counted
+ * for the call being served (none at setup and finalize). */
 int ghost_internal_win(void *base, MPI_Aint bytes, MPI_Comm wincomm, MPI_Win *out)
 {
+    ghost_count_internal(GHOST_INTERNAL_COLLECTIVE, 1);
     int rc = GHOST_REAL(MPI_Win_create)(bytes > 0 ? base : NULL, bytes, 1, MPI_INFO_NULL, wincomm, out);
     if (rc == MPI_SUCCESS)
         PMPI_Win_set_errhandler(*out, MPI_ERRORS_RETURN);
@@ -212,15 +217,39 @@ int ghost_info_get(MPI_Info info, const char *key, char *value, int len, int *fl
 int ghost_user_window(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                       MPI_Win *win)
 {
+    ghost_count_internal(GHOST_INTERNAL_COLLECTIVE, 1);
     return GHOST_REAL(MPI_Win_create)(size > 0 ? base : NULL, size, disp_unit, info, comm, win);
 }
 
-int ghost_free_user_window(MPI_Win *win) { return GHOST_REAL(MPI_Win_free)(win); }
-int ghost_free_internal_win(MPI_Win *win) { return GHOST_REAL(MPI_Win_free)(win); }
-int ghost_lock(int type, int rank, MPI_Win win) { return GHOST_REAL(MPI_Win_lock)(type, rank, 0, win); }
-int ghost_unlock(int rank, MPI_Win win) { return GHOST_REAL(MPI_Win_unlock)(rank, win); }
+int ghost_free_user_window(MPI_Win *win)
+{
+    ghost_count_internal(GHOST_INTERNAL_COLLECTIVE, 1);
+    return GHOST_REAL(MPI_Win_free)(win);
+}
+int ghost_free_internal_win(MPI_Win *win)
+{
+    ghost_count_internal(GHOST_INTERNAL_COLLECTIVE, 1);
+    return GHOST_REAL(MPI_Win_free)(win);
+}
+int ghost_lock(int type, int rank, MPI_Win win)
+{
+    ghost_count_internal(GHOST_INTERNAL_P2P, 1);
+    return GHOST_REAL(MPI_Win_lock)(type, rank, 0, win);
+}
+int ghost_unlock(int rank, MPI_Win win)
+{
+    ghost_count_internal(GHOST_INTERNAL_P2P, 1);
+    return GHOST_REAL(MPI_Win_unlock)(rank, win);
+}
+/* Sends nothing in MPICH: no count. */
 int ghost_lock_all_nocheck(MPI_Win win) { return GHOST_REAL(MPI_Win_lock_all)(MPI_MODE_NOCHECK, win); }
-int ghost_unlock_all(MPI_Win win) { return GHOST_REAL(MPI_Win_unlock_all)(win); }
+/* One unlock_all: at least the flush of every target that holds this
+ * process's operations, counted as one operation. */
+int ghost_unlock_all(MPI_Win win)
+{
+    ghost_count_internal(GHOST_INTERNAL_P2P, 1);
+    return GHOST_REAL(MPI_Win_unlock_all)(win);
+}
 
 /* ---- MPI_Win_allocate --------------------------------------------------- */
 

@@ -43,6 +43,7 @@ func acquireComms(members []int, tag int) (*memberComms, C.int) {
 		return nil, rc
 	}
 	mc := &memberComms{key: key, comm: comm, refs: 1}
+	countCollectives(1)
 	if rc = C.PMPI_Comm_split_type(comm, C.MPI_COMM_TYPE_SHARED, 0, C.MPI_INFO_NULL, &mc.node); rc != C.MPI_SUCCESS {
 		return nil, rc
 	}
@@ -57,6 +58,7 @@ func (mc *memberComms) release() C.int {
 		return C.MPI_SUCCESS
 	}
 	delete(commCache, mc.key)
+	countCollectives(2) // the two frees, collective by MPI's rules
 	rc := C.PMPI_Comm_free(&mc.node)
 	if rc2 := C.PMPI_Comm_free(&mc.comm); rc == C.MPI_SUCCESS {
 		rc = rc2

@@ -45,6 +45,15 @@ func (s shmSource) Snapshot() metrics.Snapshot {
 	return snap
 }
 
+// The call and kind tables of internal/metrics follow counters.h's enums:
+// a size that differs does not compile.
+const (
+	_ = uint(metrics.NSyncCalls - C.GHOST_NCALLS)
+	_ = uint(C.GHOST_NCALLS - metrics.NSyncCalls)
+	_ = uint(metrics.NInternal - C.GHOST_NINTERNAL)
+	_ = uint(C.GHOST_NINTERNAL - metrics.NInternal)
+)
+
 func blockOf(c *C.ghost_counters_t) metrics.Block {
 	b := metrics.Block{
 		Role: metrics.Role(c.role), Index: int(c.index),
@@ -64,6 +73,12 @@ func blockOf(c *C.ghost_counters_t) metrics.Block {
 	}
 	for i := range metrics.NDirections {
 		b.Transitions[i] = uint64(c.transitions[i])
+	}
+	for i := range metrics.NSyncCalls {
+		b.SyncCalls[i] = uint64(c.sync_calls[i])
+		for k := range metrics.NInternal {
+			b.InternalOps[i][k] = uint64(c.internal_ops[i][k])
+		}
 	}
 	return b
 }

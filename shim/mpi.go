@@ -2,6 +2,7 @@ package main
 
 // #include <stdlib.h>
 // #include "ghost.h"
+// #include "counters.h"
 import "C"
 
 import "unsafe"
@@ -11,6 +12,20 @@ import "unsafe"
 // MPI_COMM_WORLD for the user world once ghost_user_world is set: MPICH's
 // world may be passed by its handle only before that (MPI_Init's setup),
 // and Ghost's private communicators at any time.
+
+// syncCall attributes the internal operations counted until the returned
+// function runs to synchronization call `call` (GHOST_CALL_*, counters.h),
+// and counts the call. The caller runs on the thread that called MPI (an
+// exported function, or the ghost's loop inside MPI_Init), whose
+// thread-local counter state this sets.
+func syncCall(call C.int) (leave func()) {
+	prev := C.ghost_sync_enter(call)
+	return func() { C.ghost_sync_leave(prev) }
+}
+
+// countCollectives counts n internal collectives for the current call, if
+// any: the helpers below are also used at setup, where nothing counts.
+func countCollectives(n int) { C.ghost_count_internal(C.GHOST_INTERNAL_COLLECTIVE, C.int(n)) }
 
 func commRank(c C.MPI_Comm) int {
 	var r C.int
@@ -29,6 +44,7 @@ func allgatherInt(c C.MPI_Comm, v int) []int {
 	n := commSize(c)
 	send := C.int(v)
 	recv := make([]C.int, n)
+	countCollectives(1)
 	C.PMPI_Allgather(unsafe.Pointer(&send), 1, C.MPI_INT, unsafe.Pointer(&recv[0]), 1, C.MPI_INT, c)
 	out := make([]int, n)
 	for i, x := range recv {
@@ -51,6 +67,7 @@ func allreduceInts(c C.MPI_Comm, op C.MPI_Op, values []int) []int {
 		in[i] = C.int(v)
 	}
 	out := make([]C.int, len(values))
+	countCollectives(1)
 	C.PMPI_Allreduce(unsafe.Pointer(&in[0]), unsafe.Pointer(&out[0]), C.int(len(values)), C.MPI_INT, op, c)
 	res := make([]int, len(values))
 	for i, v := range out {
@@ -61,6 +78,7 @@ func allreduceInts(c C.MPI_Comm, op C.MPI_Op, values []int) []int {
 
 func bcastInt(c C.MPI_Comm, v int, root int) int {
 	x := C.int(v)
+	countCollectives(1)
 	C.PMPI_Bcast(unsafe.Pointer(&x), 1, C.MPI_INT, C.int(root), c)
 	return int(x)
 }

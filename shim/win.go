@@ -117,8 +117,10 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	if !self.split || hints.async == 0 {
 		return C.ghost_win_allocate_plain(size, dispUnit, info, comm, baseptr, win)
 	}
+	defer syncCall(C.GHOST_CALL_WIN_ALLOCATE)()
 
 	var pscw C.MPI_Comm
+	countCollectives(1)
 	if rc := C.PMPI_Comm_dup(comm, &pscw); rc != C.MPI_SUCCESS {
 		return rc
 	}
@@ -231,9 +233,11 @@ func ghostWinFree(win *C.MPI_Win) C.int {
 	delete(userWindows, *win)
 	userWindowsMu.Unlock()
 	w := uw.c
+	defer syncCall(C.GHOST_CALL_WIN_FREE)()
 	C.ghost_win_unregister(w)
 	C.ghost_unlock_all(uw.internal.global)
 	// Every user is here (MPI_Win_free is collective) before the lock.
+	countCollectives(1)
 	C.PMPI_Barrier(w.pscw)
 	rc := serialized(w.pscw, func() C.int {
 		if uw.notifies {
@@ -248,6 +252,7 @@ func ghostWinFree(win *C.MPI_Win) C.int {
 	if rc2 := C.ghost_free_user_window(&w.user); rc == C.MPI_SUCCESS {
 		rc = rc2
 	}
+	countCollectives(1)
 	C.PMPI_Comm_free(&w.pscw)
 	C.ghost_win_delete(w)
 	*win = C.MPI_Win(C.GHOST_WIN_NULL)
@@ -267,6 +272,7 @@ func leadsNode(plan *redirect.WindowPlan, r int) bool {
 
 // serveWinAllocate is a ghost's part of MPI_Win_allocate.
 func serveWinAllocate(cmd *C.ghost_cmd_t, from C.int) {
+	defer syncCall(C.GHOST_CALL_WIN_ALLOCATE)()
 	id, n, epochs := int64(cmd.arg[0]), int(cmd.arg[1]), redirect.Epochs(cmd.arg[2])
 	payload := make([]C.int, n)
 	C.ghost_ctl_recv_ints(from, &payload[0], C.int(n))
@@ -289,6 +295,7 @@ func serveWinAllocate(cmd *C.ghost_cmd_t, from C.int) {
 
 // serveWinFree is a ghost's part of MPI_Win_free.
 func serveWinFree(cmd *C.ghost_cmd_t) {
+	defer syncCall(C.GHOST_CALL_WIN_FREE)()
 	id := int64(cmd.arg[0])
 	iw, ok := ghostWindows[id]
 	if !ok {
@@ -327,6 +334,7 @@ func buildInternal(id int64, plan *redirect.WindowPlan, users []int, bytes int64
 		mine[0] = C.int64_t(uintptr(iw.base) - uintptr(nodeBase))
 	}
 	all := make([]C.int64_t, 3*len(plan.Members))
+	countCollectives(1)
 	C.PMPI_Allgather(unsafe.Pointer(&mine[0]), 3, C.MPI_INT64_T, unsafe.Pointer(&all[0]), 3, C.MPI_INT64_T, iw.comm)
 	iw.members = make([]segment, len(plan.Members))
 	for i := range iw.members {
@@ -390,6 +398,7 @@ func commCreateGroup(parent C.MPI_Comm, worldRanks []int, tag int) (C.MPI_Comm, 
 	}
 	C.PMPI_Group_incl(all, C.int(len(ranks)), &ranks[0], &sub)
 	var out C.MPI_Comm
+	countCollectives(1)
 	rc := C.PMPI_Comm_create_group(parent, sub, C.int(tag), &out)
 	C.PMPI_Group_free(&sub)
 	C.PMPI_Group_free(&all)

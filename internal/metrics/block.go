@@ -21,6 +21,13 @@ var (
 	// Directions are the adaptation transitions (direction label):
 	// redirection switched off, and switched on.
 	Directions = []string{"on_to_off", "off_to_on"}
+	// SyncCalls are the synchronization calls whose internal operations
+	// are counted (call label): flush is MPI_Win_flush and flush_local,
+	// flush_all also flush_local_all, pscw every PSCW call.
+	SyncCalls = []string{"lock", "unlock", "lock_all", "unlock_all", "flush", "flush_all", "fence", "pscw",
+		"win_allocate", "win_free"}
+	// InternalKinds are the kinds of those operations (kind label).
+	InternalKinds = []string{"p2p", "collective"}
 )
 
 const (
@@ -28,6 +35,8 @@ const (
 	NPaths      = 3
 	NSyncs      = 6
 	NDirections = 2
+	NSyncCalls  = 10
+	NInternal   = 2
 )
 
 // Role is what a process is on its node.
@@ -55,6 +64,10 @@ type Block struct {
 	ShmBytes                   int64
 	MPICalls, MPITicks         uint64
 	Polls, BusyNs, IdleNs      uint64 // ghosts only
+	// SyncCalls counts synchronization calls by SyncCalls, and
+	// InternalOps the internal operations made on their behalf.
+	SyncCalls   [NSyncCalls]uint64
+	InternalOps [NSyncCalls][NInternal]uint64
 }
 
 // Snapshot is every block of one node at one moment.
@@ -92,6 +105,8 @@ type Totals struct {
 	Ops, Bytes                 [NOps][NPaths]uint64
 	Syncs                      [NSyncs]uint64
 	Transitions                [NDirections]uint64
+	SyncCalls                  [NSyncCalls]uint64
+	InternalOps                [NSyncCalls][NInternal]uint64
 	Windows, WindowsRedirected int64
 	ShmBytes                   int64
 	MPICalls                   uint64
@@ -149,6 +164,12 @@ func Sum(s Snapshot) Totals {
 		}
 		for i := range NDirections {
 			t.Transitions[i] += b.Transitions[i]
+		}
+		for c := range NSyncCalls {
+			t.SyncCalls[c] += b.SyncCalls[c]
+			for k := range NInternal {
+				t.InternalOps[c][k] += b.InternalOps[c][k]
+			}
 		}
 		t.Windows += b.Windows
 		t.WindowsRedirected += b.WindowsRedirected

@@ -23,6 +23,7 @@ type Collector struct {
 	info BuildInfo
 
 	ops, bytes, syncs, transitions       *prometheus.Desc
+	syncCalls, internalOps               *prometheus.Desc
 	state, windows, shm, users           *prometheus.Desc
 	mpiCalls, mpiTime, cr                *prometheus.Desc
 	polls, busySeconds, busyRatio, build *prometheus.Desc
@@ -39,6 +40,8 @@ func NewCollector(node int, src Source, info BuildInfo) *Collector {
 		ops:         d("ghost_rma_operations_total", "RMA operations on Ghost's windows, by operation and by path (ghost: through a ghost; direct: to the target itself through MPICH; local: by the origin in shared memory).", "op", "path"),
 		bytes:       d("ghost_rma_bytes_total", "Bytes of target memory the RMA operations accessed, by operation and path.", "op", "path"),
 		syncs:       d("ghost_epochs_total", "Synchronization calls on redirected windows, by type (lock, lock_all, fence, pscw_start, pscw_post, flush).", "type"),
+		syncCalls:   d("ghost_sync_calls_total", "Synchronization calls on redirected windows that span nodes, by call (lock, unlock, lock_all, unlock_all, flush, flush_all, fence, pscw, win_allocate, win_free); allocations and frees count on ghosts too.", "call"),
+		internalOps: d("ghost_sync_internal_operations_total", "Internal MPI operations Ghost made on behalf of those calls, by call and kind (p2p: a lock, unlock or flush on an internal window, a wake, command or PSCW message; collective: one per collective call by each process making it).", "call", "kind"),
 		transitions: d("ghost_adaptation_transitions_total", "Changes of a window's agreed redirection state, by direction, counted once per window and node.", "direction"),
 		state:       d("ghost_adaptation_state", "Redirected windows alive on the node whose redirection is on, and off.", "state"),
 		windows:     d("ghost_active_windows", "Redirected windows alive on the node."),
@@ -56,7 +59,7 @@ func NewCollector(node int, src Source, info BuildInfo) *Collector {
 
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.ops, c.bytes, c.syncs, c.transitions, c.state, c.windows, c.shm,
+	for _, d := range []*prometheus.Desc{c.ops, c.bytes, c.syncs, c.syncCalls, c.internalOps, c.transitions, c.state, c.windows, c.shm,
 		c.users, c.mpiCalls, c.mpiTime, c.cr, c.polls, c.busySeconds, c.busyRatio, c.build} {
 		ch <- d
 	}
@@ -79,6 +82,12 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for i, name := range SyncTypes {
 		counter(c.syncs, float64(t.Syncs[i]), name)
+	}
+	for i, call := range SyncCalls {
+		counter(c.syncCalls, float64(t.SyncCalls[i]), call)
+		for k, kind := range InternalKinds {
+			counter(c.internalOps, float64(t.InternalOps[i][k]), call, kind)
+		}
 	}
 	for i, name := range Directions {
 		counter(c.transitions, float64(t.Transitions[i]), name)

@@ -21,6 +21,10 @@ type NodeRecord struct {
 	Ops    map[string][NPaths]float64 // by op: ghost, direct
 	Bytes  map[string][NPaths]float64
 	Syncs  map[string]float64 // by type
+	// SyncCalls by call, and Internal the internal operations made on
+	// their behalf, by call and kind (InternalKinds).
+	SyncCalls map[string]float64
+	Internal  map[string][NInternal]float64
 	// Transitions by direction.
 	Transitions map[string]float64
 	MPISeconds  float64
@@ -45,7 +49,8 @@ func ParseTextfile(r io.Reader, source string) ([]NodeRecord, error) {
 		if nodes[name] == nil {
 			nodes[name] = &NodeRecord{Source: source, Node: name, Ops: map[string][NPaths]float64{},
 				Bytes: map[string][NPaths]float64{}, Syncs: map[string]float64{},
-				Transitions: map[string]float64{}, Busy: map[string]float64{}}
+				Transitions: map[string]float64{}, Busy: map[string]float64{},
+				SyncCalls: map[string]float64{}, Internal: map[string][NInternal]float64{}}
 		}
 		return nodes[name]
 	}
@@ -68,6 +73,17 @@ func ParseTextfile(r io.Reader, source string) ([]NodeRecord, error) {
 				table[label(m, "op")] = row
 			case "ghost_epochs_total":
 				node(m).Syncs[label(m, "type")] += v
+			case "ghost_sync_calls_total":
+				node(m).SyncCalls[label(m, "call")] += v
+			case "ghost_sync_internal_operations_total":
+				n := node(m)
+				k := indexOf(InternalKinds, label(m, "kind"))
+				if k < 0 {
+					return nil, fmt.Errorf("%s: %s: unknown kind %q", source, name, label(m, "kind"))
+				}
+				row := n.Internal[label(m, "call")]
+				row[k] += v
+				n.Internal[label(m, "call")] = row
 			case "ghost_adaptation_transitions_total":
 				node(m).Transitions[label(m, "direction")] += v
 			case "ghost_mpi_time_seconds_total":
