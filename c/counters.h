@@ -75,12 +75,14 @@ enum {
 };
 
 /* The internal operations counted (kind label): point-to-point ones (a
- * lock, unlock or flush on an internal window, a wake message, a command
- * or post/complete message: each is at least one message), and collectives,
- * once per call by each process that makes it. Operations that send nothing
- * (MPI_Win_sync, lock_all(MPI_MODE_NOCHECK), a doorbell on the same node,
- * receives, whose message its sender counts) are not counted. */
-enum { GHOST_INTERNAL_P2P, GHOST_INTERNAL_COLLECTIVE, GHOST_NINTERNAL };
+ * lock, unlock or flush on an internal window, a command or post/complete
+ * message: each is at least one message); wake messages to ghosts of other
+ * nodes, apart because they are rate-limited (doorbell.c), so their number
+ * depends on timing; and collectives, once per call by each process that
+ * makes it. Operations that send nothing (MPI_Win_sync,
+ * lock_all(MPI_MODE_NOCHECK), a doorbell on the same node, receives, whose
+ * message its sender counts) are not counted. */
+enum { GHOST_INTERNAL_P2P, GHOST_INTERNAL_WAKE, GHOST_INTERNAL_COLLECTIVE, GHOST_NINTERNAL };
 
 /* Adaptation transitions (direction label). */
 enum { GHOST_TO_DIRECT, GHOST_TO_GHOST, GHOST_NDIRECTIONS };

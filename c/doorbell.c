@@ -74,7 +74,7 @@ void ghost_wake_remote(int world_rank)
     if (now - last_wake[world_rank] < WAKE_INTERVAL_NS)
         return;
     last_wake[world_rank] = now;
-    ghost_count_internal(GHOST_INTERNAL_P2P, 1);
+    ghost_count_internal(GHOST_INTERNAL_WAKE, 1);
     MPI_Request req;
     if (GHOST_REAL(MPI_Isend)(NULL, 0, MPI_BYTE, world_rank, TAG_WAKE, wake_comm, &req) == MPI_SUCCESS)
         PMPI_Request_free(&req);

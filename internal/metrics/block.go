@@ -27,7 +27,7 @@ var (
 	SyncCalls = []string{"lock", "unlock", "lock_all", "unlock_all", "flush", "flush_all", "fence", "pscw",
 		"win_allocate", "win_free"}
 	// InternalKinds are the kinds of those operations (kind label).
-	InternalKinds = []string{"p2p", "collective"}
+	InternalKinds = []string{"p2p", "wake", "collective"}
 )
 
 const (
@@ -36,7 +36,7 @@ const (
 	NSyncs      = 6
 	NDirections = 2
 	NSyncCalls  = 10
-	NInternal   = 2
+	NInternal   = 3
 )
 
 // Role is what a process is on its node.

@@ -41,7 +41,7 @@ func NewCollector(node int, src Source, info BuildInfo) *Collector {
 		bytes:       d("ghost_rma_bytes_total", "Bytes of target memory the RMA operations accessed, by operation and path.", "op", "path"),
 		syncs:       d("ghost_epochs_total", "Synchronization calls on redirected windows, by type (lock, lock_all, fence, pscw_start, pscw_post, flush).", "type"),
 		syncCalls:   d("ghost_sync_calls_total", "Synchronization calls on redirected windows that span nodes, by call (lock, unlock, lock_all, unlock_all, flush, flush_all, fence, pscw, win_allocate, win_free); allocations and frees count on ghosts too.", "call"),
-		internalOps: d("ghost_sync_internal_operations_total", "Internal MPI operations Ghost made on behalf of those calls, by call and kind (p2p: a lock, unlock or flush on an internal window, a wake, command or PSCW message; collective: one per collective call by each process making it).", "call", "kind"),
+		internalOps: d("ghost_sync_internal_operations_total", "Internal MPI operations Ghost made on behalf of those calls, by call and kind (p2p: a lock, unlock or flush on an internal window, a command or PSCW message; wake: a rate-limited wake message to a ghost of another node; collective: one per collective call by each process making it).", "call", "kind"),
 		transitions: d("ghost_adaptation_transitions_total", "Changes of a window's agreed redirection state, by direction, counted once per window and node.", "direction"),
 		state:       d("ghost_adaptation_state", "Redirected windows alive on the node whose redirection is on, and off.", "state"),
 		windows:     d("ghost_active_windows", "Redirected windows alive on the node."),

@@ -29,7 +29,7 @@ func twoUsersOneGhost() Snapshot {
 	a.Transitions[0] = 1
 	// Fences (call 6): 4 on a, 4 on b; their flushes and barriers.
 	a.SyncCalls[6], b.SyncCalls[6] = 4, 4
-	a.InternalOps[6], b.InternalOps[6] = [NInternal]uint64{8, 4}, [NInternal]uint64{4, 4}
+	a.InternalOps[6], b.InternalOps[6] = [NInternal]uint64{8, 1, 4}, [NInternal]uint64{4, 0, 4}
 	a.Windows, a.WindowsRedirected = 2, 1
 	a.ShmBytes, b.ShmBytes = 128, 64
 	a.MPICalls, a.MPITicks, b.MPICalls, b.MPITicks = 10, 1000, 5, 500
@@ -57,7 +57,7 @@ func TestSum(t *testing.T) {
 				if tot.Bytes[0][0] != 48 || tot.Bytes[5][1] != 24 {
 					t.Errorf("bytes = %v", tot.Bytes)
 				}
-				if tot.SyncCalls[6] != 8 || tot.InternalOps[6] != [NInternal]uint64{12, 8} {
+				if tot.SyncCalls[6] != 8 || tot.InternalOps[6] != [NInternal]uint64{12, 1, 8} {
 					t.Errorf("sync calls %v internal %v", tot.SyncCalls, tot.InternalOps)
 				}
 				if tot.Syncs[1] != 4 || tot.Syncs[5] != 7 || tot.Transitions[0] != 1 {
