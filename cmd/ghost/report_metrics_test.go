@@ -18,6 +18,13 @@ ghost_rma_bytes_total{node="1",op="put",path="direct"} 16
 ghost_rma_bytes_total{node="1",op="cas",path="direct"} 24
 # TYPE ghost_epochs_total counter
 ghost_epochs_total{node="1",type="lock_all"} 2
+# TYPE ghost_sync_calls_total counter
+ghost_sync_calls_total{call="fence",node="1"} 4
+ghost_sync_calls_total{call="flush",node="1"} 0
+# TYPE ghost_sync_internal_operations_total counter
+ghost_sync_internal_operations_total{call="fence",kind="p2p",node="1"} 6
+ghost_sync_internal_operations_total{call="fence",kind="wake",node="1"} 2
+ghost_sync_internal_operations_total{call="fence",kind="collective",node="1"} 4
 # TYPE ghost_adaptation_transitions_total counter
 ghost_adaptation_transitions_total{direction="on_to_off",node="1"} 1
 # TYPE ghost_user_processes gauge
@@ -41,10 +48,14 @@ func TestReportMetrics(t *testing.T) {
 		for _, line := range strings.Split(out.String(), "\n") {
 			rows[strings.Join(strings.Fields(line), " ")] = true
 		}
-		for _, want := range []string{"1 1 3 7 0 48 B 40 B 0 B 2 1 0 0.000 - 50%", "1 put 3 1 0 48 B 16 B 0 B", "1 cas 0 6 0 0 B 24 B 0 B"} {
+		for _, want := range []string{"1 1 3 7 0 48 B 40 B 0 B 2 1 0 0.000 - 50%", "1 put 3 1 0 48 B 16 B 0 B", "1 cas 0 6 0 0 B 24 B 0 B",
+			"1 fence 4 6 2 4 1.50 / 0.50 / 1.00"} {
 			if !rows[want] {
 				t.Errorf("%v: no row %q in\n%s", args, want, out.String())
 			}
+		}
+		if strings.Contains(out.String(), "flush") {
+			t.Errorf("%v: a call never made has a row:\n%s", args, out.String())
 		}
 	}
 }

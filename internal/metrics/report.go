@@ -129,7 +129,8 @@ func ReadTextfiles(paths []string) ([]NodeRecord, error) {
 
 // WriteTable prints a per-node summary: operations and bytes by path,
 // synchronizations, adaptation transitions, time in MPI and CR, and the
-// ghosts' busy fraction; then the operations by op and path.
+// ghosts' busy fraction; then the operations by op and path; then the
+// synchronization calls made and the internal operations they cost.
 func WriteTable(w io.Writer, recs []NodeRecord) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	// One column per path, for operations and for bytes.
@@ -179,11 +180,29 @@ func WriteTable(w io.Writer, recs []NodeRecord) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s%s\n", r.Node, op, countCols(row), byteCols(brow))
 		}
 	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "node\tcall\tcalls\t"+strings.Join(InternalKinds, "\t")+"\tper call\t")
+	for _, r := range recs {
+		for _, call := range SyncCalls {
+			calls, row := r.SyncCalls[call], r.Internal[call]
+			if calls == 0 {
+				continue
+			}
+			var per []string
+			for _, v := range row {
+				per = append(per, fmt.Sprintf("%.2f", v/calls))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s%s\t\n", r.Node, call, calls, countColsN(row[:]), strings.Join(per, " / "))
+		}
+	}
 	return tw.Flush()
 }
 
 // countCols and byteCols write one tab-terminated cell per path.
-func countCols(v [NPaths]float64) string {
+func countCols(v [NPaths]float64) string { return countColsN(v[:]) }
+
+// countColsN writes one tab-terminated cell per count.
+func countColsN(v []float64) string {
 	var b strings.Builder
 	for _, x := range v {
 		fmt.Fprintf(&b, "%.0f\t", x)
