@@ -24,6 +24,7 @@
 #define WAKE_INTERVAL_NS 200000 /* 0.2 ms: well under the ghost's spin phase */
 
 ghost_node_ctl_t *ghost_node_ctl;
+__thread unsigned ghost_waiting_on;
 static MPI_Win ctl_win = MPI_WIN_NULL;
 static MPI_Comm wake_comm = MPI_COMM_NULL;
 static MPI_Request wake_req = MPI_REQUEST_NULL;
@@ -86,7 +87,8 @@ int ghost_doze(int local_ghost, int64_t ns)
     uint32_t seen = __atomic_load_n(bell, __ATOMIC_ACQUIRE);
     __atomic_store_n(&ghost_node_ctl->ghost[local_ghost].sleeping, 1, __ATOMIC_SEQ_CST);
     /* One more look at MPI after publishing the flag: an origin that saw
-     * the flag clear has already sent what it wants served. */
+     * the flag clear had issued its operation before it looked
+     * (ghost_ring_issued), so this poll finds it. */
     int woken = ghost_wake_poll();
     if (!woken && __atomic_load_n(bell, __ATOMIC_SEQ_CST) == seen) {
         struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};

@@ -25,11 +25,38 @@ int ghost_doorbell_teardown(void);
 
 void ghost_ring_slow(int local_ghost);
 
-/* Origin side, on every redirected operation to a ghost of this node. */
+/* Origin side, on every redirected operation to a ghost of this node:
+ * before the operation is issued, so that a sleeping ghost wakes while the
+ * operation travels. That look alone can miss a ghost that falls asleep
+ * between it and the operation's arrival; ghost_ring_issued closes that. */
 static inline void ghost_ring(int local_ghost)
 {
     if (__builtin_expect(__atomic_load_n(&ghost_node_ctl->ghost[local_ghost].sleeping, __ATOMIC_RELAXED), 0))
         ghost_ring_slow(local_ghost);
+}
+
+/* Origin side, once an operation to a ghost of this node has been issued.
+ * The ghost publishes its flag (sequentially consistent) and then polls
+ * MPI once more before it sleeps; the origin issues, then looks at the
+ * flag after a full fence. One of the two sees the other: either the
+ * ghost's last poll finds the operation, or the origin rings. */
+static inline void ghost_ring_issued(int local_ghost)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    ghost_ring(local_ghost);
+}
+
+/* The ghosts of this node that this thread waits on inside a blocking MPI
+ * call (bit i: local ghost i), set by the epoch calls around their flushes
+ * and unlocks. While it is non-zero, every pass of MPICH's progress loop
+ * (c/politeness.c) rings those of them that sleep: an operation or a lock
+ * that needs several exchanges with the ghost must not wait for the
+ * ghost's next timed wake at each step. */
+extern __thread unsigned ghost_waiting_on;
+static inline void ghost_ring_waited(void)
+{
+    for (unsigned m = ghost_waiting_on; m; m &= m - 1)
+        ghost_ring(__builtin_ctz(m));
 }
 
 /* Origin side, from epoch calls, for a ghost on another node. */

@@ -67,6 +67,18 @@ static void wake_target(const ghost_win_t *w, const ghost_target_t *t)
     }
 }
 
+/* The ghosts of this node that hold this origin's operations to t, as a
+ * ghost_waiting_on mask (doorbell.h). */
+static unsigned local_ghosts_of(const ghost_win_t *w, const ghost_target_t *t)
+{
+    unsigned mask = 0;
+    if (w->redirect)
+        for (int i = 0; i < t->nghosts; i++)
+            if (t->ghost_local[i] >= 0)
+                mask |= 1u << t->ghost_local[i];
+    return mask;
+}
+
 /* The targets a flush_all, fence or unlock_all must cover: the touched
  * ones when the window tracks them, else all. Returns how many, in *list
  * (NULL: 0 .. n-1). */
@@ -131,6 +143,8 @@ static int lock_target(ghost_win_t *w, ghost_target_t *t, int lock_type, int ass
  * origins, be released. */
 static int unlock_target(ghost_win_t *w, ghost_target_t *t, MPI_Win iw)
 {
+    unsigned waiting = ghost_waiting_on;
+    ghost_waiting_on |= local_ghosts_of(w, t);
     int rc = MPI_SUCCESS;
     if (t->spread_locked)
         for (int i = 0; i < t->nghosts; i++)
@@ -141,6 +155,7 @@ static int unlock_target(ghost_win_t *w, ghost_target_t *t, MPI_Win iw)
             }
     int rc2 = P2P(GHOST_REAL(MPI_Win_unlock)(t->locked_rank, iw));
     t->spread_locked = 0;
+    ghost_waiting_on = waiting;
     return rc == MPI_SUCCESS ? rc2 : rc;
 }
 
@@ -150,6 +165,8 @@ static int unlock_target(ghost_win_t *w, ghost_target_t *t, MPI_Win iw)
  * before). */
 static int flush_target(ghost_win_t *w, ghost_target_t *t, MPI_Win iw, int (*flush)(int, MPI_Win))
 {
+    unsigned waiting = ghost_waiting_on;
+    ghost_waiting_on |= local_ghosts_of(w, t);
     int locked = ghost_in_lock_epoch(w, t);
     int main_rank = locked ? t->locked_rank : ghost_anchor(w, t);
     int rc = P2P(flush(main_rank, iw));
@@ -164,6 +181,7 @@ static int flush_target(ghost_win_t *w, ghost_target_t *t, MPI_Win iw, int (*flu
                 rc = P2P(flush(t->ghosts[i], iw));
     if (rc == MPI_SUCCESS && flush == GHOST_REAL(MPI_Win_flush))
         __atomic_store_n(&t->granted, 1, __ATOMIC_RELEASE);
+    ghost_waiting_on = waiting;
     return rc;
 }
 

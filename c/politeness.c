@@ -13,6 +13,7 @@
  * the cost there is one system call per that many empty polls.
  */
 #define _GNU_SOURCE
+#include "doorbell.h"
 #include "ghost.h"
 
 #include <dlfcn.h>
@@ -28,6 +29,8 @@ unsigned ucp_worker_progress(void *worker)
     if (__builtin_expect(real_progress == NULL, 0))
         real_progress = (unsigned (*)(void *))dlsym(RTLD_NEXT, "ucp_worker_progress");
     unsigned events = real_progress(worker);
+    if (ghost_waiting_on)
+        ghost_ring_waited();
     if (events) {
         empty_polls = 0;
     } else if (ghost_yield_after > 0 && ++empty_polls >= (unsigned)ghost_yield_after) {

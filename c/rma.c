@@ -206,8 +206,20 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                                                             : GHOST_PATH_GHOST, \
                            bytes);                                           \
             ghost_touch(w_, target);                                         \
+            ring_issued(&w_->t[target], rank);                               \
         }                                                                    \
     } while (0)
+
+/* After an operation went to ghost rank of t's node: if that ghost is on
+ * this node, look at its sleeping flag once more (doorbell.h). */
+static inline void ring_issued(const ghost_target_t *t, int rank)
+{
+    if (rank == t->self)
+        return;
+    for (int i = 0; i < t->nghosts; i++)
+        if (t->ghosts[i] == rank && t->ghost_local[i] >= 0)
+            ghost_ring_issued(t->ghost_local[i]);
+}
 
 /* The shape shared by every operation: look the window up, forward if it is
  * not ours, hand a node-local window to local.c (local), else translate,

@@ -44,7 +44,8 @@ const (
 // poll a ghost spins is taken from a rank that computes, and a yield does
 // not give the core back to a rank that is runnable elsewhere. Then the
 // adaptive policy spins only long enough for the operation that rang the
-// doorbell to land (origins ring before they issue), and sleeps on the
+// doorbell to land (origins ring as they issue, and ring again from MPI's
+// progress loop while they wait on the ghost), and sleeps on the
 // doorbell at the ceiling at once: local origins wake it, and the ceiling
 // still bounds the latency of origins on other nodes. The caller reports
 // the load with SetOversubscribed whenever it has read it.
