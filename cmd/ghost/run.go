@@ -238,17 +238,23 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ghost run: %v\n", err)
 		return 2
 	}
-	if o.dryRun {
+	return becomeLauncher(cmd, os.Environ(), o.dryRun, "", stdout, stderr)
+}
+
+// becomeLauncher prints cmd under --dry-run, or else replaces ghost with
+// it: the launcher's exit status and signals are then the job's own. hint
+// follows the error when cmd[0] cannot be found.
+func becomeLauncher(cmd, env []string, dryRun bool, hint string, stdout, stderr io.Writer) int {
+	if dryRun {
 		fmt.Fprintln(stdout, shellJoin(cmd))
 		return 0
 	}
 	path, err := exec.LookPath(cmd[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "ghost run: %v\n", err)
+		fmt.Fprintf(stderr, "ghost run: %v%s\n", err, hint)
 		return 1
 	}
-	// Become mpiexec: its exit status and signals are then the job's own.
-	err = syscall.Exec(path, cmd, os.Environ())
+	err = syscall.Exec(path, cmd, env)
 	fmt.Fprintf(stderr, "ghost run: exec %s: %v\n", path, err)
 	return 1
 }

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/ghost-mpi/ghost/redirect"
 )
@@ -202,21 +201,11 @@ func runInSlurm(o runOptions, lib string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ghost run: %v\n", err)
 		return 2
 	}
-	if o.dryRun {
-		fmt.Fprintln(stdout, shellJoin(cmd))
-		return 0
-	}
-	path, err := exec.LookPath(cmd[0])
-	if err != nil {
-		fmt.Fprintf(stderr, "ghost run: %v (set GHOST_SRUN or GHOST_MPIEXEC)\n", err)
-		return 1
-	}
-	// Become the launcher: its exit status is the job's. Under srun,
-	// MPI_Abort ends the step with 137, since Slurm kills the tasks.
+	// Under srun, MPI_Abort ends the step with 137, since Slurm kills the
+	// tasks.
 	launcher, _ := slurmLauncher(os.Getenv)
-	err = syscall.Exec(path, cmd, slurmExecEnv(os.Environ(), plan, launcher))
-	fmt.Fprintf(stderr, "ghost run: exec %s: %v\n", path, err)
-	return 1
+	return becomeLauncher(cmd, slurmExecEnv(os.Environ(), plan, launcher), o.dryRun,
+		" (set GHOST_SRUN or GHOST_MPIEXEC)", stdout, stderr)
 }
 
 const srunArgsUsage = `usage: ghost srun-args -n N [-g G] [-N NODES]
