@@ -9,9 +9,11 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -146,6 +148,20 @@ func judgeCoarray(stdout string) (int, bool, string) {
 // workload. A sample is a job's wall time; a wrong result keeps its
 // sample and is counted as a wrong value, so a fast wrong configuration
 // shows as both.
+// warmFiles reads every regular file among paths (a command's words, of
+// which most are not files) into the page cache.
+func warmFiles(paths []string) {
+	for _, p := range paths {
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		if f, err := os.Open(p); err == nil {
+			io.Copy(io.Discard, f)
+			f.Close()
+		}
+	}
+}
+
 // failureSettle is the pause after a failed application run.
 const failureSettle = 3 * time.Second
 
@@ -194,6 +210,13 @@ func runWorkloads(s Suite, o options, l Launch, env []string, tmp string, deadli
 				// NWChem writes tens of MB per run: flush what earlier runs
 				// left dirty, so that no run pays for another's writeback.
 				syscall.Sync()
+				// The VM reclaims page cache that went unused for a while
+				// (DAMON), so the run after a long one read Ghost's 17 MB
+				// library and 22 MB CLI from disk: water SCF took 0.25-0.27
+				// s under Ghost right after a 100-s progress-thread run,
+				// 0.15-0.18 s otherwise (2026-11-25T142717Z). Every run
+				// starts with its files in memory.
+				warmFiles(append(slices.Clone(run.Command), filepath.Join(o.build, "libghost.so")))
 				start := time.Now()
 				stdout, err := mpiprog.RunIn(dir, run.Command, append(append([]string{}, env...), c.Env...), timeout)
 				run.Seconds = time.Since(start).Seconds()
@@ -213,9 +236,6 @@ func runWorkloads(s Suite, o options, l Launch, env []string, tmp string, deadli
 					fmt.Fprintf(os.Stderr, "bench: %s: %s under %s failed: %s\n", s.Name, p.w.Name, c.Name, run.Error)
 					// A failed run may have spun for minutes and been
 					// killed: let its processes go before the next timing.
-					// Without the pause the run after MPICH's progress
-					// thread on water SCF took 0.22 s instead of 0.155
-					// (bench/results/2026-11-25T135445Z-vm.json).
 					time.Sleep(failureSettle)
 				} else {
 					res.Samples = append(res.Samples, Sample{Config: c.Name, Round: round, Metric: p.w.Name, Unit: "s", Value: run.Seconds})
