@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/ghost-mpi/ghost/internal/textsplit"
 )
 
 // SlurmAlloc is what a Slurm allocation tells the processes inside it
@@ -105,7 +107,7 @@ func firstNamed(getenv func(string) string, names ...string) (string, string) {
 // ("r[1-2]n[1-2]") expand as a product, the last group varying fastest.
 func ExpandNodeList(s string) ([]string, error) {
 	var out []string
-	for _, item := range splitTopLevel(s) {
+	for _, item := range textsplit.SplitOutside(s, '[', ']') {
 		item = strings.TrimSpace(item)
 		if item == "" {
 			return nil, fmt.Errorf("node list %q has an empty entry", s)
@@ -120,26 +122,6 @@ func ExpandNodeList(s string) ([]string, error) {
 		return nil, fmt.Errorf("node list %q is empty", s)
 	}
 	return out, nil
-}
-
-// splitTopLevel splits at the commas that are outside brackets.
-func splitTopLevel(s string) []string {
-	var parts []string
-	depth, start := 0, 0
-	for i, r := range s {
-		switch r {
-		case '[':
-			depth++
-		case ']':
-			depth--
-		case ',':
-			if depth == 0 {
-				parts = append(parts, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(parts, s[start:])
 }
 
 // expandName expands one entry that may hold bracket groups.

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/ghost-mpi/ghost/internal/textsplit"
 )
 
 // Param is one formal parameter of a prototype.
@@ -94,7 +96,7 @@ func parseParams(list string) (params []Param, variadic bool, err error) {
 	if list == "" || list == "void" {
 		return nil, false, nil
 	}
-	for _, raw := range splitTopLevel(list) {
+	for _, raw := range textsplit.SplitOutside(list, '(', ')') {
 		raw = strings.TrimSpace(raw)
 		if raw == "..." {
 			variadic = true
@@ -129,26 +131,6 @@ func isTypeName(id string) bool {
 		return true
 	}
 	return strings.HasPrefix(id, "MPI_") || strings.HasPrefix(id, "MPIX_")
-}
-
-// splitTopLevel splits a parameter list at commas outside parentheses.
-func splitTopLevel(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i, r := range s {
-		switch r {
-		case '(':
-			depth++
-		case ')':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(out, s[start:])
 }
 
 func stripComments(s string) string {
