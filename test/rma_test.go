@@ -98,6 +98,14 @@ var mpichBugs = map[string]knownBug{
 	"lock_nocheck_reuse.c": {configs: []string{"plain", "plain-n3", "plain-2nodes", "plain-nolocal", "g0-2nodes"},
 		why:       "MPICH 4.0.2 hangs an exclusive lock that follows NOCHECK and ordinary shared locks on the same target",
 		signature: regexp.MustCompile(`watchdog: .*exclusive`)},
+	// Windows that span nodes under GHOST_NG=0 are MPICH's own (only their
+	// sizes rounded): their fences are MPICH's. Rarely (once in three full
+	// CI runs, under two concurrent jobs) a large MPI_Get of a fence epoch
+	// had not landed when the closing fence returned, the same defect as
+	// MPICH's flush_all on Ghost's internal windows (docs/design.md).
+	"large_xfer.c": {configs: []string{"plain-2nodes", "g0-2nodes"},
+		why:       "MPICH 4.0.2 may return from a fence across nodes before a large MPI_Get of the epoch has landed",
+		signature: regexp.MustCompile(`\[fence\] get: \d+ wrong`)},
 	"acc_unsigned.c": {configs: []string{"*"},
 		why:       "MPICH 4.0.2 compares unsigned integers as signed in MPI_MAX/MPI_MIN accumulates",
 		signature: regexp.MustCompile(`MPI_(MAX|MIN) on rank`)},
