@@ -617,13 +617,9 @@ GHOST_DEFINE(MPI_Win_free, (MPI_Win *win), (win), {
     return ghostWinFree(win);
 })
 
-/* A redirected window's handle is a window created over the process's own
- * segment, so base, size and disp_unit come from MPICH; the flavor and the
- * memory model are those of the window the application asked for. A plain
- * window's size was rounded up for alignment, and a node-local window's
- * holds its control block: report the size asked for. */
-/* A node-local window is a shared window underneath: answer with the size
- * the owner asked for, not the one with its control block. Other windows
+/* A node-local window's segments are all mapped here, in the node arena or
+ * in a shared window (local.c): answer from Ghost's record, with the size
+ * each owner asked for, not the one with its control block. Other windows
  * are MPICH's answer. */
 static int shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr,
                         int (*real)(MPI_Win, int, MPI_Aint *, MPI_Aint *, void *))
@@ -665,20 +661,34 @@ GHOST_DEFINE(MPI_Win_shared_query_c, (MPI_Win win, int rank, MPI_Aint *size, MPI
                  return shared_query(win, rank, size, disp_unit, baseptr, GHOST_REAL(MPI_Win_shared_query_c));
              })
 
+/* The flavor and the memory model are those of the window the application
+ * asked for. A redirected window's handle is a window created over the
+ * process's own segment, so its base, size and disp_unit come from MPICH. A
+ * plain window's size was rounded up for alignment: report the size asked
+ * for. A node-local window answers all three itself. */
 GHOST_DEFINE(MPI_Win_get_attr, (MPI_Win win, int keyval, void *attribute_val, int *flag), (win, keyval, attribute_val, flag), {
     static int flavor_allocate = MPI_WIN_FLAVOR_ALLOCATE;
     static int model_unified = MPI_WIN_UNIFIED;
     ghost_win_t *w = ghost_win_find(win);
-    if (w && (keyval == MPI_WIN_CREATE_FLAVOR || keyval == MPI_WIN_MODEL ||
-              (keyval == MPI_WIN_SIZE && (w->plain || w->local)))) {
-        if (keyval == MPI_WIN_SIZE)
-            *(MPI_Aint **)attribute_val = &w->size;
-        else
-            *(int **)attribute_val = keyval == MPI_WIN_MODEL ? &model_unified : &flavor_allocate;
-        *flag = 1;
-        return MPI_SUCCESS;
-    }
-    return GHOST_REAL(MPI_Win_get_attr)(win, keyval, attribute_val, flag);
+    if (!w)
+        return GHOST_REAL(MPI_Win_get_attr)(win, keyval, attribute_val, flag);
+    /* A node-local window's handle may be a dynamic window (local.c), whose
+     * base, size and disp_unit MPICH does not know. */
+    int own_geometry = w->plain || w->local;
+    *flag = 1;
+    if (keyval == MPI_WIN_CREATE_FLAVOR)
+        *(int **)attribute_val = &flavor_allocate;
+    else if (keyval == MPI_WIN_MODEL)
+        *(int **)attribute_val = &model_unified;
+    else if (keyval == MPI_WIN_SIZE && own_geometry)
+        *(MPI_Aint **)attribute_val = &w->size;
+    else if (keyval == MPI_WIN_BASE && w->local)
+        *(void **)attribute_val = w->base;
+    else if (keyval == MPI_WIN_DISP_UNIT && w->local)
+        *(int **)attribute_val = &w->disp_unit;
+    else
+        return GHOST_REAL(MPI_Win_get_attr)(win, keyval, attribute_val, flag);
+    return MPI_SUCCESS;
 })
 
 /* async_config switches redirection: at the next fence, or inside the call

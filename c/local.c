@@ -30,9 +30,11 @@
 #define _GNU_SOURCE
 #include "local.h"
 
+#include "arena.h"
 #include "counters.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -584,41 +586,140 @@ int ghost_local_wait(ghost_win_t *w, int block, int *done)
 
 /* ---- window objects ----------------------------------------------------- */
 
-int ghost_local_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                             const ghost_hints_t *hints, void *baseptr, MPI_Win *win)
+/* The record of a node-local window of n ranks under handle, registered;
+ * NULL when this process cannot hold another window. */
+static ghost_win_t *new_window(int n, int me, MPI_Win handle, void *base, MPI_Aint size, int disp_unit,
+                               const ghost_hints_t *hints)
 {
-    int n, me;
-    PMPI_Comm_size(comm, &n);
-    PMPI_Comm_rank(comm, &me);
+    ghost_win_t *w = ghost_win_new(n, 0);
+    if (!w)
+        return NULL;
+    if (!(w->seen = calloc(2 * (size_t)n, sizeof(uint32_t)))) {
+        ghost_win_delete(w);
+        return NULL;
+    }
+    w->local = 1;
+    w->redirect = hints->async; /* only reported: every operation takes the local path */
+    w->pending = -1;
+    w->user = handle;
+    w->rank = me;
+    w->base = base;
+    w->size = size;
+    w->disp_unit = disp_unit;
+    w->no_local_load_store = hints->no_local_load_store;
+    w->epochs = hints->epochs; /* reported; every kind of epoch works here */
+    if (ghost_win_register(w) != 0) {
+        ghost_win_delete(w);
+        return NULL;
+    }
+    return w;
+}
+
+static void delete_window(ghost_win_t *w)
+{
+    if (w) {
+        ghost_win_unregister(w);
+        ghost_win_delete(w);
+    }
+}
+
+/* Points target r at its segment: data at addr, its control block ctl_at
+ * bytes further. The owner filled the block before the collective that
+ * published it. */
+static void set_target(ghost_win_t *w, int r, char *addr, MPI_Aint ctl_at)
+{
+    ghost_target_t *t = &w->t[r];
+    t->ctl = (ghost_local_ctl_t *)(addr + ctl_at);
+    t->addr = addr;
+    t->size = t->ctl->size;
+    t->disp_unit = (int)t->ctl->disp_unit;
+    t->slot = r;
+    t->self = r;
+}
+
+static void init_ctl(char *segment, MPI_Aint data, MPI_Aint ctl, MPI_Aint size, int disp_unit)
+{
+    ghost_local_ctl_t *c = (ghost_local_ctl_t *)(segment + data);
+    memset(c, 0, (size_t)ctl);
+    c->size = size;
+    c->disp_unit = disp_unit;
+}
+
+enum { ARENA_NO_ROOM = -1, ARENA_FAILED = -2 };
+
+/* The window in the node arena (arena.h): each rank carves its segment
+ * from its part, and the handle is a dynamic window, which needs no memory
+ * of MPICH's; Ghost answers what would differ (base, size, disp_unit,
+ * flavor, shared_query). One allgather publishes every segment and agrees
+ * on the outcome. Returns ARENA_NO_ROOM, having freed everything, when some
+ * rank's part has no room: the caller takes the other path. */
+static int arena_window(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, int n, int me,
+                        const ghost_hints_t *hints, void *baseptr, MPI_Win *win)
+{
+    MPI_Aint data = ROUND_LINE(size), ctl = ghost_local_ctl_bytes(n);
+    MPI_Win handle;
+    int rc = GHOST_REAL(MPI_Win_create_dynamic)(info, comm, &handle);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    char *mine = ghost_arena_alloc(data + ctl);
+    ghost_win_t *w = NULL;
+    int64_t rec[2] = {ARENA_NO_ROOM, (int64_t)size};
+    if (mine) {
+        init_ctl(mine, data, ctl, size, disp_unit);
+        w = new_window(n, me, handle, mine, size, disp_unit, hints);
+        rec[0] = w ? ghost_arena_offset(mine) : ARENA_FAILED;
+    }
+    /* Small groups, the usual case, need no allocation for the list. */
+    int64_t small[2 * 64], *all = n <= 64 ? small : malloc(sizeof(int64_t) * 2 * (size_t)n);
+    if (!all) {
+        fprintf(stderr, "ghost: error: MPI_Win_allocate: no memory for a list of %d ranks\n", n);
+        ghost_real_abort(1);
+    }
+    rc = GHOST_REAL(MPI_Allgather)(rec, 2, MPI_INT64_T, all, 2, MPI_INT64_T, comm);
+    /* Every rank reads the same list, so all decide alike. */
+    int failed = MPI_SUCCESS, room = 1;
+    for (int r = 0; rc == MPI_SUCCESS && r < n; r++) {
+        if (all[2 * r] == ARENA_FAILED)
+            failed = MPI_ERR_NO_MEM; /* that process holds too many windows */
+        else if (all[2 * r] == ARENA_NO_ROOM)
+            room = 0;
+    }
+    if (rc != MPI_SUCCESS || failed != MPI_SUCCESS || !room) {
+        delete_window(w);
+        if (rc == MPI_SUCCESS)
+            GHOST_REAL(MPI_Win_free)(&handle);
+        ghost_arena_free(mine, data + ctl);
+        if (all != small)
+            free(all);
+        if (rc != MPI_SUCCESS) /* MPICH raised it */
+            return rc;
+        if (failed != MPI_SUCCESS)
+            PMPI_Comm_call_errhandler(comm, failed);
+        return failed != MPI_SUCCESS ? failed : ARENA_NO_ROOM;
+    }
+    for (int r = 0; r < n; r++)
+        set_target(w, r, ghost_arena_base() + all[2 * r], ROUND_LINE((MPI_Aint)all[2 * r + 1]));
+    if (all != small)
+        free(all);
+    ghost_count_shm((int64_t)(data + ctl));
+    *(void **)baseptr = mine;
+    *win = handle;
+    return MPI_SUCCESS;
+}
+
+/* The window in a shared window of its own, which is also the handle. */
+static int shm_window(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, int n, int me,
+                      const ghost_hints_t *hints, void *baseptr, MPI_Win *win)
+{
     MPI_Aint data = ROUND_LINE(size), ctl = ghost_local_ctl_bytes(n);
     char *base;
     MPI_Win shm;
     int rc = GHOST_REAL(MPI_Win_allocate_shared)(data + ctl, disp_unit, info, comm, &base, &shm);
     if (rc != MPI_SUCCESS)
         return rc;
-    ghost_local_ctl_t *c = (ghost_local_ctl_t *)(base + data);
-    memset(c, 0, (size_t)ctl);
-    c->size = size;
-    c->disp_unit = disp_unit;
-    ghost_win_t *w = ghost_win_new(n, 0);
-    int failed = MPI_SUCCESS, registered = 0;
-    if (!w || !(w->seen = calloc(2 * (size_t)n, sizeof(uint32_t))))
-        failed = MPI_ERR_NO_MEM;
-    else {
-        w->local = 1;
-        w->redirect = hints->async; /* only reported: every operation takes the local path */
-        w->pending = -1;
-        w->user = shm;
-        w->rank = me;
-        w->base = base;
-        w->size = size;
-        w->disp_unit = disp_unit;
-        w->no_local_load_store = hints->no_local_load_store;
-        w->epochs = hints->epochs; /* reported; every kind of epoch works here */
-        registered = ghost_win_register(w) == 0;
-        if (!registered)
-            failed = MPI_ERR_NO_MEM; /* this process holds too many windows */
-    }
+    init_ctl(base, data, ctl, size, disp_unit);
+    ghost_win_t *w = new_window(n, me, shm, base, size, disp_unit, hints);
+    int failed = w ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     /* One collective both publishes every control block (each is set
      * before anyone reads one) and agrees on the outcome: a window that
      * failed on one process is freed by all, and the same error is
@@ -632,21 +733,11 @@ int ghost_local_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
         int qunit;
         char *qbase;
         rc = GHOST_REAL(MPI_Win_shared_query)(shm, r, &qsize, &qunit, &qbase);
-        if (rc != MPI_SUCCESS)
-            break;
-        ghost_target_t *t = &w->t[r];
-        t->ctl = (ghost_local_ctl_t *)(qbase + qsize - ctl);
-        t->addr = qbase;
-        t->size = t->ctl->size;
-        t->disp_unit = (int)t->ctl->disp_unit;
-        t->slot = r;
-        t->self = r;
+        if (rc == MPI_SUCCESS)
+            set_target(w, r, qbase, qsize - ctl);
     }
     if (rc != MPI_SUCCESS) {
-        if (registered)
-            ghost_win_unregister(w);
-        if (w)
-            ghost_win_delete(w);
+        delete_window(w);
         GHOST_REAL(MPI_Win_free)(&shm);
         if (rc == failed) /* Ghost's own error: MPICH raised the others */
             PMPI_Comm_call_errhandler(comm, rc);
@@ -658,6 +749,22 @@ int ghost_local_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
     return MPI_SUCCESS;
 }
 
+int ghost_local_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                             const ghost_hints_t *hints, void *baseptr, MPI_Win *win)
+{
+    int n, me;
+    PMPI_Comm_size(comm, &n);
+    PMPI_Comm_rank(comm, &me);
+    /* Every process of a node has the arena or none has: all the window's
+     * ranks take the same branch. */
+    if (ghost_arena_ready()) {
+        int rc = arena_window(size, disp_unit, info, comm, n, me, hints, baseptr, win);
+        if (rc != ARENA_NO_ROOM)
+            return rc;
+    }
+    return shm_window(size, disp_unit, info, comm, n, me, hints, baseptr, win);
+}
+
 int ghost_local_win_free(ghost_win_t *w, MPI_Win *win)
 {
     if (w->lockall || w->nlocked || w->access_open || w->nexposure)
@@ -666,8 +773,14 @@ int ghost_local_win_free(ghost_win_t *w, MPI_Win *win)
      * called MPI_Win_free (MPI makes freeing a window with open epochs
      * erroneous), and each process maps the segments itself, so one that
      * leaves first unmaps nothing the others still use. */
+    MPI_Aint bytes = ROUND_LINE(w->size) + ghost_local_ctl_bytes(w->nusers);
+    void *arena_segment = ghost_arena_owns(w->base) ? w->base : NULL;
     ghost_win_unregister(w);
-    ghost_count_shm(-(int64_t)(ROUND_LINE(w->size) + ghost_local_ctl_bytes(w->nusers)));
+    ghost_count_shm(-(int64_t)bytes);
     ghost_win_delete(w);
-    return GHOST_REAL(MPI_Win_free)(win);
+    int rc = GHOST_REAL(MPI_Win_free)(win);
+    /* MPICH's MPI_Win_free returns once every rank of the window has
+     * called it, so no origin touches the segment any more. */
+    ghost_arena_free(arena_segment, bytes);
+    return rc;
 }

@@ -112,6 +112,9 @@ func ghostAfterInit(provided C.int) C.int {
 	if rc := setupWindowPaths(cfg, layout); rc != C.MPI_SUCCESS {
 		return rc
 	}
+	if rc := setupArena(layout); rc != C.MPI_SUCCESS {
+		return rc
+	}
 
 	if cfg.NG == 0 {
 		setupProfiling(cfg)

@@ -64,3 +64,26 @@ func TestSameNodeDirect(t *testing.T) {
 		})
 	}
 }
+
+// TestManyWindows: 2,000 windows alive at once, as plain MPICH allows
+// (about 2,040, one communicator context each), each with its own sizes;
+// accumulates and attributes right on the first, a middle and the last;
+// freed in another order and the room reused (programs/many_windows.c).
+// On one node they are node-local windows in the node arena, with and
+// without a ghost on the node.
+func TestManyWindows(t *testing.T) {
+	needMPI(t)
+	for _, tc := range []struct {
+		name   string
+		ghosts int
+	}{
+		{"g0", 0},
+		{"g1", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := ghostRun(t, job{users: 2, ghosts: tc.ghosts, timeout: 2 * time.Minute,
+				args: []string{program(t, "many_windows.c"), "2000"}})
+			expectChecks(t, res, 2)
+		})
+	}
+}
