@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ghost-mpi/ghost/internal/config"
 )
 
 // A thresholds file is what `ghost calibrate` measures on a machine: for
@@ -374,14 +376,11 @@ func checkDeployment(n, g int) error {
 	switch {
 	case n < 1:
 		return fmt.Errorf("n %d must be at least 1", n)
-	case g < 1 || g > maxGhostsPerNode:
-		return fmt.Errorf("g %d must be from 1 to %d", g, maxGhostsPerNode)
+	case g < 1 || g > config.MaxNG:
+		return fmt.Errorf("g %d must be from 1 to %d", g, config.MaxNG)
 	}
 	return nil
 }
-
-// maxGhostsPerNode mirrors GHOST_NG's limit (config.MaxNG).
-const maxGhostsPerNode = 8
 
 func inUnit(x float64) bool { return x >= 0 && x <= 1 }
 

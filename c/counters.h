@@ -18,7 +18,8 @@
  * Every field is a 64-bit word, so a reader on another process copies a
  * block word by word with relaxed loads and never sees a torn value, and
  * the slots of a process add up word by word (identity fields are set in
- * slot 0 only). internal/metrics mirrors this layout; change both together.
+ * slot 0 only). internal/metrics mirrors this layout (shim/metrics.go copies
+ * it field by field); change both together.
  */
 #ifndef GHOST_COUNTERS_H_INCLUDED
 #define GHOST_COUNTERS_H_INCLUDED
@@ -26,68 +27,11 @@
 #include <mpi.h>
 #include <stdint.h>
 
-/* RMA operations, as the metrics name them (op label). Request forms and
- * large-count variants count as their plain operation. */
-enum {
-    GHOST_OP_PUT,
-    GHOST_OP_GET,
-    GHOST_OP_ACC,
-    GHOST_OP_GET_ACC,
-    GHOST_OP_FOP,
-    GHOST_OP_CAS,
-    GHOST_NOPS
-};
-
-/* Where an operation went (path label): to a ghost of the target's node,
- * straight to the target through MPICH (redirection off, the GP other path,
- * or a hardware bypass), or done by the origin itself in node shared memory
- * (a node-local window, local.c). */
-enum { GHOST_PATH_GHOST, GHOST_PATH_DIRECT, GHOST_PATH_LOCAL, GHOST_NPATHS };
-
-/* Synchronization calls on redirected windows (type label). */
-enum {
-    GHOST_SYNC_LOCK,     /* MPI_Win_lock */
-    GHOST_SYNC_LOCK_ALL, /* MPI_Win_lock_all */
-    GHOST_SYNC_FENCE,    /* MPI_Win_fence */
-    GHOST_SYNC_START,    /* MPI_Win_start: a PSCW access epoch */
-    GHOST_SYNC_POST,     /* MPI_Win_post: a PSCW exposure epoch */
-    GHOST_SYNC_FLUSH,    /* every MPI_Win_flush variant */
-    GHOST_NSYNCS
-};
-
-/* Synchronization calls on redirected windows that span nodes whose own
- * internal MPI operations are counted (call label): every message those
- * calls cost is attributed to the call that made it, so that the cost per
- * call can be read against the job's size (docs/design.md, "What a
- * synchronization costs as the job grows"). */
-enum {
-    GHOST_CALL_LOCK,         /* MPI_Win_lock */
-    GHOST_CALL_UNLOCK,       /* MPI_Win_unlock */
-    GHOST_CALL_LOCK_ALL,     /* MPI_Win_lock_all */
-    GHOST_CALL_UNLOCK_ALL,   /* MPI_Win_unlock_all */
-    GHOST_CALL_FLUSH,        /* MPI_Win_flush, MPI_Win_flush_local */
-    GHOST_CALL_FLUSH_ALL,    /* MPI_Win_flush_all, MPI_Win_flush_local_all */
-    GHOST_CALL_FENCE,        /* MPI_Win_fence */
-    GHOST_CALL_PSCW,         /* MPI_Win_post, start, complete, wait, test */
-    GHOST_CALL_WIN_ALLOCATE, /* MPI_Win_allocate, on users and on ghosts */
-    GHOST_CALL_WIN_FREE,     /* MPI_Win_free, on users and on ghosts */
-    GHOST_NCALLS
-};
-
-/* The internal operations counted (kind label): point-to-point ones (a
- * lock, unlock or flush on an internal window, a command or post/complete
- * message: each is at least one message); wake messages to ghosts of other
- * nodes, apart because they are rate-limited (doorbell.c), so their number
- * depends on timing; and collectives, once per call by each process that
- * makes it. Operations that send nothing (MPI_Win_sync,
- * lock_all(MPI_MODE_NOCHECK), a doorbell on the same node, receives, whose
- * message its sender counts) are not counted. */
-enum { GHOST_INTERNAL_P2P, GHOST_INTERNAL_WAKE, GHOST_INTERNAL_COLLECTIVE, GHOST_NINTERNAL };
-
-/* Adaptation transitions (direction label). */
-enum { GHOST_TO_DIRECT, GHOST_TO_GHOST, GHOST_NDIRECTIONS };
-
-enum { GHOST_ROLE_NONE, GHOST_ROLE_USER, GHOST_ROLE_GHOST };
+/* The counter enums (GHOST_OP_*, GHOST_PATH_*, GHOST_SYNC_*, GHOST_CALL_*,
+ * GHOST_INTERNAL_*, GHOST_TO_*, GHOST_ROLE_*) are generated with the metric
+ * labels that name their members (internal/metrics/zlabels.go) from one
+ * definition: c/internal/constgen. */
+#include "zconst.h"
 
 typedef struct {
     uint64_t role;        /* GHOST_ROLE_*: NONE for a block nobody owns */

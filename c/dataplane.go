@@ -7,6 +7,7 @@
 package dataplane
 
 //go:generate go run ./internal/wrapgen/mkwrappers -dir .
+//go:generate go run ./internal/constgen/mkconst -root ..
 
 // #cgo pkg-config: mpich
 // #cgo CFLAGS: -O2 -Wall -Wno-unused-variable

@@ -2,9 +2,7 @@
 #ifndef GHOST_DOORBELL_H_INCLUDED
 #define GHOST_DOORBELL_H_INCLUDED
 
-#include "ghost.h"
-
-#define GHOST_MAX_NG 8
+#include "ghost.h" /* GHOST_MAX_NG, from c/zconst.h */
 
 /* One per node, in shared memory. Each ghost's words sit on their own cache
  * line so that origins reading one ghost's flag never share a line with

@@ -10,6 +10,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "zconst.h" /* numbers shared with Go (GHOST_MAX_NG, SEGMENT_ALIGN), generated */
 #include "zreal.h"
 
 /* ---- world translation -------------------------------------------------- */

@@ -120,7 +120,9 @@ func ParseHints(get func(key string) (string, bool)) (Hints, []error) {
 // SegmentAlign is the alignment of every user segment inside a node's
 // shared segment: a cache line. MPICH 4.0.2 misplaces intranode RMA on
 // windows whose base is not 16-byte aligned; a cache line also keeps
-// neighbouring ranks' data apart.
+// neighbouring ranks' data apart. It is the one definition: the C data
+// plane's SEGMENT_ALIGN (c/zconst.h, for MPICH's own windows) is generated
+// from it by c/internal/constgen; run `make generate` after a change.
 const SegmentAlign = 64
 
 // RoundSegment rounds a segment size up to SegmentAlign.

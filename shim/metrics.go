@@ -45,15 +45,6 @@ func (s shmSource) Snapshot() metrics.Snapshot {
 	return snap
 }
 
-// The call and kind tables of internal/metrics follow counters.h's enums:
-// a size that differs does not compile.
-const (
-	_ = uint(metrics.NSyncCalls - C.GHOST_NCALLS)
-	_ = uint(C.GHOST_NCALLS - metrics.NSyncCalls)
-	_ = uint(metrics.NInternal - C.GHOST_NINTERNAL)
-	_ = uint(C.GHOST_NINTERNAL - metrics.NInternal)
-)
-
 func blockOf(c *C.ghost_counters_t) metrics.Block {
 	b := metrics.Block{
 		Role: metrics.Role(c.role), Index: int(c.index),

@@ -62,7 +62,9 @@ var LoadPolicies = []LoadPolicy{LoadStatic, LoadRandom, LoadOp, LoadByte}
 // that many polls and on shared cores hands the core to the ghost quickly.
 const DefaultUserYield = 64
 
-// MaxNG is the most ghosts per node (GHOST_MAX_NG in c/doorbell.h).
+// MaxNG is the most ghosts per node. It is the one definition: the C data
+// plane's GHOST_MAX_NG (c/zconst.h, which sizes its per-node ghost tables) is
+// generated from it by c/internal/constgen; run `make generate` after a change.
 const MaxNG = 8
 
 // NGAuto is GHOST_NG=auto, the default: one ghost per node when the job

@@ -9,44 +9,12 @@
 // cgo or the shim (a test checks).
 package metrics
 
-// Label values, in the order of the C enums in c/counters.h.
-var (
-	// Ops are the RMA operations (op label). Request forms and large-count
-	// variants count as their plain operation.
-	Ops = []string{"put", "get", "acc", "get_acc", "fop", "cas"}
-	// Paths say where an operation went (path label).
-	Paths = []string{"ghost", "direct", "local"}
-	// SyncTypes are the synchronization calls counted (type label).
-	SyncTypes = []string{"lock", "lock_all", "fence", "pscw_start", "pscw_post", "flush"}
-	// Directions are the adaptation transitions (direction label):
-	// redirection switched off, and switched on.
-	Directions = []string{"on_to_off", "off_to_on"}
-	// SyncCalls are the synchronization calls whose internal operations
-	// are counted (call label): flush is MPI_Win_flush and flush_local,
-	// flush_all also flush_local_all, pscw every PSCW call.
-	SyncCalls = []string{"lock", "unlock", "lock_all", "unlock_all", "flush", "flush_all", "fence", "pscw",
-		"win_allocate", "win_free"}
-	// InternalKinds are the kinds of those operations (kind label).
-	InternalKinds = []string{"p2p", "wake", "collective"}
-)
+// The label values of the counter enums (Ops, Paths, SyncTypes, ...), their
+// counts (NOps, ...) and the roles are generated, with the C enums, from
+// one definition: zlabels.go, from c/internal/constgen.
 
-const (
-	NOps        = 6
-	NPaths      = 3
-	NSyncs      = 6
-	NDirections = 2
-	NSyncCalls  = 10
-	NInternal   = 3
-)
-
-// Role is what a process is on its node.
+// Role is what a process is on its node (RoleNone, RoleUser, RoleGhost).
 type Role int
-
-const (
-	RoleNone  Role = iota // a block nobody owns
-	RoleUser              // an application rank
-	RoleGhost             // a ghost
-)
 
 // Block is one process's counters, as c/counters.h lays them out.
 type Block struct {
