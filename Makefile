@@ -2,7 +2,9 @@
 #   make          build build/libghost.so and build/ghost
 #   make demo     install missing packages, build, run the demo job
 #   make test     install missing packages, build, run the whole suite
-#   make generate regenerate c/zwrappers.c from the installed MPI headers
+#   make generate regenerate c/zwrappers.c from the installed MPI headers,
+#                 c/zconst.h and internal/metrics/zlabels.go from their one
+#                 definition, and the tables of docs/reference.md
 
 GO      ?= go
 BUILD   := build
@@ -82,7 +84,7 @@ unit:
 	$(GO) test -count=1 -short ./...
 
 generate:
-	$(GO) generate ./c
+	$(GO) generate ./c ./internal/refdoc
 
 clean:
 	rm -rf $(BUILD)

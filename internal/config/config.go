@@ -183,7 +183,9 @@ type Var struct {
 	Accepted string   // what the reference and the error messages say is accepted
 	Default  string
 	Doc      string
-	set      func(c *Config, value string) bool // false: the value is rejected
+	// ReadBy says which processes read it (markdown, for the reference).
+	ReadBy string
+	set    func(c *Config, value string) bool // false: the value is rejected
 }
 
 // Vars lists every variable read at MPI_Init. The launcher's own variables
@@ -191,8 +193,8 @@ type Var struct {
 // step.
 var Vars = []Var{
 	{
-		Name: "GHOST_NG", Aliases: []string{"CSP_NG"},
-		Accepted: "auto, or an integer from 0 to 8, smaller than the processes on every node", Default: "auto",
+		Name: "GHOST_NG", ReadBy: "library, `ghost run`", Aliases: []string{"CSP_NG"},
+		Accepted: "auto, or an integer from 0 to " + strconv.Itoa(MaxNG) + ", smaller than the processes on every node", Default: "auto",
 		Doc: "Ghost processes per node. auto: 1 when the job spans several nodes that each hold at least 2 processes, 0 when it lies on one node (or a node holds one process), where every window is served in shared memory without a ghost. 0: no ghost process; windows on one node still take the node-local path, and windows that span nodes are MPICH's own (with segments realigned).",
 		set: func(c *Config, v string) bool {
 			if strings.TrimSpace(v) == "auto" {
@@ -208,7 +210,18 @@ var Vars = []Var{
 		},
 	},
 	{
-		Name: "GHOST_WAIT", Accepted: "spin, yield or adaptive", Default: "adaptive",
+		Name: "GHOST_NODE_LOCAL", ReadBy: "library (users)", Accepted: "on or off (also 1/0, true/false, yes/no)", Default: "on",
+		Doc: "on: an MPI_Win_allocate window whose processes all lie on one node is served in the node's shared memory by the origins themselves, with no ghost and no MPI progress involved (docs/design.md, the node-local path). off: such windows are built like windows that span nodes: through the ghosts, or MPICH's own when there are none. For comparisons and as an escape hatch.",
+		set: func(c *Config, v string) bool {
+			b, ok := ParseBool(v)
+			if ok {
+				c.NodeLocalOff = !b
+			}
+			return ok
+		},
+	},
+	{
+		Name: "GHOST_WAIT", ReadBy: "library (ghosts)", Accepted: "spin, yield or adaptive", Default: "adaptive",
 		Doc: "How an idle ghost waits: spin polls MPI without pause, yield gives up the core between polls, adaptive spins while work arrives and then backs off to short sleeps.",
 		set: func(c *Config, v string) bool {
 			switch m := WaitMode(strings.ToLower(strings.TrimSpace(v))); m {
@@ -220,7 +233,7 @@ var Vars = []Var{
 		},
 	},
 	{
-		Name: "GHOST_ASYNC", Aliases: []string{"CSP_ASYNC_CONFIG"}, Accepted: "on, off or auto", Default: "on",
+		Name: "GHOST_ASYNC", ReadBy: "library (users)", Aliases: []string{"CSP_ASYNC_CONFIG"}, Accepted: "on, off or auto", Default: "on",
 		Doc: "How MPI_Win_allocate windows use the ghosts: on redirects them, off makes them plain MPICH windows (still cache-line aligned), auto redirects them and switches redirection on and off from profiling, agreed window-wide at allocation, fences and MPI_Win_set_info(symmetric=true). A window's async_config info key wins at allocation.",
 		set: func(c *Config, v string) bool {
 			switch m := AsyncMode(strings.ToLower(strings.TrimSpace(v))); m {
@@ -232,32 +245,32 @@ var Vars = []Var{
 		},
 	},
 	{
-		Name: "GHOST_PREDICT_INT", Accepted: "a positive duration such as 1s or 250ms", Default: "1s",
+		Name: "GHOST_PREDICT_INT", ReadBy: "library (users)", Accepted: "a positive duration such as 1s or 250ms", Default: "1s",
 		Doc: "Under GHOST_ASYNC=auto, the interval over which each process measures its communication ratio CR = T_mpi/T_total and makes a new prediction.",
 		set: func(c *Config, v string) bool { return parseDuration(v, false, &c.PredictInterval) },
 	},
 	{
-		Name: "GHOST_GSYNC_INT", Accepted: "a duration such as 2s or 500ms, or 0 to turn it off", Default: "2s",
+		Name: "GHOST_GSYNC_INT", ReadBy: "library (ghosts, users)", Accepted: "a duration such as 2s or 500ms, or 0 to turn it off", Default: "2s",
 		Doc: "Under GHOST_ASYNC=auto, how often each node's first ghost exchanges its users' latest predictions with the other nodes (MPI_Iallgather), so that every origin can send each PUT/GET by the path its target's own prediction calls for (ghost-offloaded switching). 0 leaves only the window-wide agreement.",
 		set: func(c *Config, v string) bool { return parseDuration(v, true, &c.GSyncInterval) },
 	},
 	{
-		Name: "GHOST_CR_LOW", Accepted: "a number from 0 to 1, below GHOST_CR_HIGH", Default: "0.3",
+		Name: "GHOST_CR_LOW", ReadBy: "library (users)", Accepted: "a number from 0 to 1, below GHOST_CR_HIGH", Default: "0.3",
 		Doc: "Under GHOST_ASYNC=auto, a process whose CR falls below this votes for redirection (its targets compute). Wins over GHOST_THRESHOLDS.",
 		set: func(c *Config, v string) bool { return parseRatio(v, &c.CRLow) },
 	},
 	{
-		Name: "GHOST_CR_HIGH", Accepted: "a number from 0 to 1, above GHOST_CR_LOW", Default: "0.6",
+		Name: "GHOST_CR_HIGH", ReadBy: "library (users)", Accepted: "a number from 0 to 1, above GHOST_CR_LOW", Default: "0.6",
 		Doc: "Under GHOST_ASYNC=auto, a process whose CR rises above this votes against redirection (communication dominates). Between the two thresholds it keeps its vote. Wins over GHOST_THRESHOLDS.",
 		set: func(c *Config, v string) bool { return parseRatio(v, &c.CRHigh) },
 	},
 	{
-		Name: "GHOST_THRESHOLDS", Accepted: "a path to a thresholds file written by ghost calibrate", Default: "unset (GHOST_CR_LOW and GHOST_CR_HIGH)",
+		Name: "GHOST_THRESHOLDS", ReadBy: "library (users)", Accepted: "a path to a thresholds file written by ghost calibrate", Default: "unset (GHOST_CR_LOW and GHOST_CR_HIGH)",
 		Doc: "Under GHOST_ASYNC=auto, take GHOST_CR_LOW and GHOST_CR_HIGH from this calibration file, for the calibrated deployment nearest to the job's user count and GHOST_NG (docs/calibrate.md). A variable set explicitly wins over the file. A missing or malformed file is a warning, printed once per job, and the defaults apply.",
 		set: func(c *Config, v string) bool { return parsePath(v, &c.Thresholds) },
 	},
 	{
-		Name: "GHOST_LOAD", Accepted: "static, random, op or byte", Default: "static",
+		Name: "GHOST_LOAD", ReadBy: "library (users)", Accepted: "static, random, op or byte", Default: "static",
 		Doc: "How PUT and GET spread over a node's ghosts when GHOST_NG >= 2, once the target's lock is known granted: static sends everything to the target's bound ghost, random picks one at random, op rotates per operation, byte picks the ghost sent the fewest bytes. Accumulate-type operations always use the bound ghost.",
 		set: func(c *Config, v string) bool {
 			p := LoadPolicy(strings.ToLower(strings.TrimSpace(v)))
@@ -271,7 +284,7 @@ var Vars = []Var{
 		},
 	},
 	{
-		Name: "GHOST_HW_BYPASS", Accepted: "auto, on or off", Default: "auto",
+		Name: "GHOST_HW_BYPASS", ReadBy: "library (users), `ghost doctor`", Accepted: "auto, on or off", Default: "auto",
 		Doc: "Whether contiguous MPI_Put/MPI_Get (and Rput/Rget) of predefined datatypes skip the ghosts and go straight to the target, where the NIC completes them without the target's help. auto does so when every process found an RDMA device with an active port that does RDMA read and write (InfiniBand, RoCE or iWARP; `ghost doctor` shows what was found), on always does, off never does. Only in fence, PSCW and lock_all epochs; lock epochs and accumulate-type operations always stay on the ghosts. The decision is agreed job-wide at MPI_Init.",
 		set: func(c *Config, v string) bool {
 			switch m := HWBypass(strings.ToLower(strings.TrimSpace(v))); m {
@@ -283,7 +296,7 @@ var Vars = []Var{
 		},
 	},
 	{
-		Name: "GHOST_USER_YIELD", Accepted: "a non-negative integer (0 never yields)", Default: "64",
+		Name: "GHOST_USER_YIELD", ReadBy: "library (users)", Accepted: "a non-negative integer (0 never yields)", Default: "64",
 		Doc: "How many empty MPICH progress polls a user process makes, while it waits inside a blocking MPI call, before it yields its core with sched_yield. Keeps waiting users from starving the ghosts they wait for when cores are shared.",
 		set: func(c *Config, v string) bool {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
@@ -295,7 +308,7 @@ var Vars = []Var{
 		},
 	},
 	{
-		Name: "GHOST_VERBOSE", Accepted: "error, warn, info or debug (or 0-3)", Default: "warn",
+		Name: "GHOST_VERBOSE", ReadBy: "library", Accepted: "error, warn, info or debug (or 0-3)", Default: "warn",
 		Doc: "Which of Ghost's own messages are printed. Errors always are.",
 		set: func(c *Config, v string) bool {
 			v = strings.ToLower(strings.TrimSpace(v))
@@ -309,7 +322,7 @@ var Vars = []Var{
 		},
 	},
 	{
-		Name: "GHOST_PROFILE", Accepted: "0 or 1 (also off/on, false/true)", Default: "0",
+		Name: "GHOST_PROFILE", ReadBy: "library", Accepted: "0 or 1 (also off/on, false/true, no/yes)", Default: "0",
 		Doc: "Time every wrapped MPI call; the totals are printed at finalize at verbosity info.",
 		set: func(c *Config, v string) bool {
 			b, ok := ParseBool(v)
@@ -320,12 +333,12 @@ var Vars = []Var{
 		},
 	},
 	{
-		Name: "GHOST_TRACE", Accepted: "a path to a file that can be created", Default: "unset (no trace)",
+		Name: "GHOST_TRACE", ReadBy: "library (users)", Accepted: "a path to a file that can be created", Default: "unset (no trace)",
 		Doc: "Record every prediction interval of every rank as a JSON line in this file: the time, the rank, the interval's length, its time inside MPI and CR, the rank's prediction, the agreed state of every window, and the RMA operations that went through a ghost and straight to the target. Rank 0 truncates the file at MPI_Init. Timing is switched on for it, with GHOST_PREDICT_INT as the interval, whatever GHOST_ASYNC says. `ghost report FILE` prints and plots the timeline (docs/guide.md).",
 		set: func(c *Config, v string) bool { return parsePath(v, &c.Trace) },
 	},
 	{
-		Name: "GHOST_METRICS_ADDR", Accepted: "host:port (port 0 to 65535), or off", Default: DefaultMetricsAddr,
+		Name: "GHOST_METRICS_ADDR", ReadBy: "library (first ghost of each node)", Accepted: "host:port (port 0 to 65535), or off", Default: DefaultMetricsAddr,
 		Doc: "Where the first ghost of each node serves Prometheus metrics (/metrics). When the port is taken, for instance by another fake node on the same host, the next free port is used; the address bound is logged at verbosity info. A port conflict never stops the job. Binding to an external interface takes an explicit address. `off` turns the exporter off.",
 		set: func(c *Config, v string) bool {
 			v = strings.TrimSpace(v)
@@ -345,23 +358,12 @@ var Vars = []Var{
 		},
 	},
 	{
-		Name: "GHOST_METRICS_TEXTFILE", Accepted: "an existing directory the job may create files in", Default: "unset (no record)",
+		Name: "GHOST_METRICS_TEXTFILE", ReadBy: "library (first ghost of each node)", Accepted: "an existing directory the job may create files in", Default: "unset (no record)",
 		Doc: "At finalize, the first ghost of each node writes the node's final metrics to ghost_node<N>.prom in this directory, in node_exporter's textfile format, atomically (a temporary file, then a rename). `ghost report DIR` summarizes them.",
 		set: func(c *Config, v string) bool { return parsePath(v, &c.MetricsTextfile) },
 	},
 	{
-		Name: "GHOST_NODE_LOCAL", Accepted: "on or off (also 1/0, true/false)", Default: "on",
-		Doc: "on: an MPI_Win_allocate window whose processes all lie on one node is served in the node's shared memory by the origins themselves, with no ghost and no MPI progress involved (docs/design.md, the node-local path). off: such windows are built like windows that span nodes: through the ghosts, or MPICH's own when there are none. For comparisons and as an escape hatch.",
-		set: func(c *Config, v string) bool {
-			b, ok := ParseBool(v)
-			if ok {
-				c.NodeLocalOff = !b
-			}
-			return ok
-		},
-	},
-	{
-		Name: "GHOST_PPROF", Accepted: "0 or 1 (also off/on, false/true)", Default: "0",
+		Name: "GHOST_PPROF", ReadBy: "library (first ghost of each node)", Accepted: "0 or 1 (also off/on, false/true, no/yes)", Default: "0",
 		Doc: "Also serve Go's runtime profiles under /debug/pprof/ on the metrics endpoint.",
 		set: func(c *Config, v string) bool {
 			b, ok := ParseBool(v)
@@ -375,10 +377,10 @@ var Vars = []Var{
 
 // LauncherVars are read by `ghost run`, not by the library.
 var LauncherVars = []Var{
-	{Name: "GHOST_LIB", Accepted: "a path to libghost.so", Doc: "The library `ghost run` preloads, instead of the one beside the ghost binary."},
-	{Name: "GHOST_MPIEXEC", Accepted: "a path to a hydra mpiexec", Default: "mpiexec.hydra, then mpiexec.mpich, then mpiexec", Doc: "The mpiexec `ghost run` uses."},
-	{Name: "GHOST_LAUNCHER", Accepted: "srun or hydra", Default: "srun", Doc: "What starts the processes when `ghost run` runs inside a Slurm allocation: srun --mpi=pmi2, or hydra's mpiexec with its Slurm launcher."},
-	{Name: "GHOST_SRUN", Accepted: "a path or command name of srun", Default: "srun", Doc: "The srun `ghost run` uses inside a Slurm allocation."},
+	{Name: "GHOST_LIB", ReadBy: "`ghost run`", Accepted: "a path to libghost.so", Default: "libghost.so beside the ghost binary, then ../lib/libghost.so", Doc: "The library `ghost run` preloads, instead of the one beside the ghost binary."},
+	{Name: "GHOST_MPIEXEC", ReadBy: "`ghost run`", Accepted: "a path to a hydra mpiexec", Default: "mpiexec.hydra, then mpiexec.mpich, then mpiexec", Doc: "The mpiexec `ghost run` uses."},
+	{Name: "GHOST_LAUNCHER", ReadBy: "`ghost run` inside a Slurm allocation", Accepted: "srun or hydra", Default: "srun", Doc: "What starts the processes when `ghost run` runs inside a Slurm allocation: srun --mpi=pmi2, or hydra's mpiexec with its Slurm launcher."},
+	{Name: "GHOST_SRUN", ReadBy: "`ghost run` inside a Slurm allocation", Accepted: "a path or command name of srun", Default: "srun", Doc: "The srun `ghost run` uses inside a Slurm allocation."},
 }
 
 // parsePath reads a file or directory name; empty is rejected. Whether it

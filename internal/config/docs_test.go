@@ -14,30 +14,51 @@ const referencePath = "../../docs/reference.md"
 // ghostName matches every GHOST_* variable name mentioned in a text.
 var ghostName = regexp.MustCompile(`\bGHOST_[A-Z0-9_]*[A-Z0-9]\b`)
 
-// documentedNames returns every name, alias included, that the reference
-// must document.
-func documentedNames() []string {
-	var names []string
-	for _, vars := range [][]Var{Vars, LauncherVars} {
-		for _, v := range vars {
-			names = append(names, v.Name)
-			names = append(names, v.Aliases...)
-		}
-	}
-	return names
-}
+// sectionHeading matches the heading of one variable's section.
+var sectionHeading = regexp.MustCompile("(?m)^### `([A-Z0-9_]+)`$")
 
-// checkReference returns what is wrong with a reference text: names that
-// are not documented (each must appear in backticks, as `NAME`) and GHOST_*
-// names that no variable has.
-func checkReference(text string, names []string) (missing, unknown []string) {
+// The summary table of the reference is generated from Vars and
+// LauncherVars (internal/refdoc, which tests that it is current). The rest
+// of the page is prose, which this checks: every variable has a section of
+// its own, in the order of the table, naming its aliases; no GHOST_* name
+// appears that no variable has.
+func checkReference(text string, vars []Var) []string {
+	var problems []string
 	known := map[string]bool{}
-	for _, n := range names {
-		known[n] = true
-		if !strings.Contains(text, "`"+n+"`") {
-			missing = append(missing, n)
+	var want []string
+	for _, v := range vars {
+		known[v.Name] = true
+		for _, a := range v.Aliases {
+			known[a] = true
+		}
+		want = append(want, v.Name)
+	}
+	headings := sectionHeading.FindAllStringSubmatchIndex(text, -1)
+	var got []string
+	section := map[string]string{}
+	for i, h := range headings {
+		name := text[h[2]:h[3]]
+		end := len(text)
+		if i+1 < len(headings) {
+			end = headings[i+1][0]
+		}
+		if next := strings.Index(text[h[1]:end], "\n## "); next >= 0 {
+			end = h[1] + next
+		}
+		got = append(got, name)
+		section[name] = text[h[1]:end]
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		problems = append(problems, "sections are "+strings.Join(got, ", ")+"; want one per variable, in the table's order: "+strings.Join(want, ", "))
+	}
+	for _, v := range vars {
+		for _, a := range v.Aliases {
+			if s, ok := section[v.Name]; ok && !strings.Contains(s, "`"+a+"`") {
+				problems = append(problems, "the section of "+v.Name+" does not name its alias `"+a+"`")
+			}
 		}
 	}
+	var unknown []string
 	seen := map[string]bool{}
 	for _, n := range ghostName.FindAllString(text, -1) {
 		if !known[n] && !seen[n] {
@@ -46,51 +67,54 @@ func checkReference(text string, names []string) (missing, unknown []string) {
 		}
 	}
 	sort.Strings(unknown)
-	return missing, unknown
+	for _, n := range unknown {
+		problems = append(problems, "mentions "+n+", which is not a variable in config.Vars or config.LauncherVars")
+	}
+	return problems
 }
 
 func TestCheckReference(t *testing.T) {
-	names := []string{"GHOST_NG", "CSP_NG", "GHOST_WAIT"}
+	vars := []Var{{Name: "GHOST_NG", Aliases: []string{"CSP_NG"}}, {Name: "GHOST_WAIT"}}
+	good := "## Variables\n\n### `GHOST_NG`\n\nAlias `CSP_NG`.\n\n### `GHOST_WAIT`\n\nText.\n\n## Other\n"
 	tests := []struct {
-		name    string
-		text    string
-		missing []string
-		unknown []string
+		name string
+		text string
+		want []string // substrings, one per problem
 	}{
-		{name: "complete", text: "`GHOST_NG` (alias `CSP_NG`) and `GHOST_WAIT`; unknown `GHOST_*` names warn."},
-		{name: "alias missing", text: "`GHOST_NG`, `GHOST_WAIT`", missing: []string{"CSP_NG"}},
-		{name: "not in backticks", text: "`GHOST_NG` `CSP_NG` GHOST_WAIT", missing: []string{"GHOST_WAIT"}},
-		{name: "unknown name", text: "`GHOST_NG` `CSP_NG` `GHOST_WAIT` and GHOST_ASYNC, GHOST_ASYNC=on",
-			unknown: []string{"GHOST_ASYNC"}},
-		{name: "longer name is not a known one", text: "`GHOST_NG` `CSP_NG` `GHOST_WAIT` `GHOST_WAIT_US`",
-			unknown: []string{"GHOST_WAIT_US"}},
-		{name: "empty", text: "", missing: []string{"GHOST_NG", "CSP_NG", "GHOST_WAIT"}},
+		{name: "complete", text: good},
+		{name: "section missing", text: "### `GHOST_NG`\n\n`CSP_NG`\n", want: []string{"sections are GHOST_NG;"}},
+		{name: "sections out of order", text: "### `GHOST_WAIT`\n\n### `GHOST_NG`\n\n`CSP_NG`\n",
+			want: []string{"sections are GHOST_WAIT, GHOST_NG;"}},
+		{name: "alias outside its section", text: "### `GHOST_NG`\n\nNo alias.\n\n### `GHOST_WAIT`\n\n`CSP_NG`\n",
+			want: []string{"does not name its alias `CSP_NG`"}},
+		{name: "alias after the section ends", text: "### `GHOST_NG`\n\nNo alias.\n\n## Else\n\n`CSP_NG`\n\n### `GHOST_WAIT`\n",
+			want: []string{"does not name its alias `CSP_NG`"}},
+		{name: "unknown name", text: good + "GHOST_ASYNC=on and GHOST_WAIT_US\n",
+			want: []string{"mentions GHOST_ASYNC,", "mentions GHOST_WAIT_US,"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			missing, unknown := checkReference(tt.text, names)
-			if strings.Join(missing, ",") != strings.Join(tt.missing, ",") {
-				t.Errorf("missing = %v, want %v", missing, tt.missing)
+			got := checkReference(tt.text, vars)
+			if len(got) != len(tt.want) {
+				t.Fatalf("problems = %q, want %d", got, len(tt.want))
 			}
-			if strings.Join(unknown, ",") != strings.Join(tt.unknown, ",") {
-				t.Errorf("unknown = %v, want %v", unknown, tt.unknown)
+			for i, w := range tt.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("problem %q lacks %q", got[i], w)
+				}
 			}
 		})
 	}
 }
 
-// TestReferenceMatchesCode keeps docs/reference.md in step with Vars and
-// LauncherVars.
+// TestReferenceMatchesCode keeps the prose of docs/reference.md in step
+// with Vars and LauncherVars.
 func TestReferenceMatchesCode(t *testing.T) {
 	b, err := os.ReadFile(referencePath)
 	if err != nil {
 		t.Fatalf("reading the variable reference: %v", err)
 	}
-	missing, unknown := checkReference(string(b), documentedNames())
-	for _, n := range missing {
-		t.Errorf("%s does not document %s (write it in backticks, `%s`)", referencePath, n, n)
-	}
-	for _, n := range unknown {
-		t.Errorf("%s mentions %s, which is not a variable in config.Vars or config.LauncherVars", referencePath, n)
+	for _, p := range checkReference(string(b), append(append([]Var{}, Vars...), LauncherVars...)) {
+		t.Errorf("%s: %s", referencePath, p)
 	}
 }
