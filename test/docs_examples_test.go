@@ -257,3 +257,40 @@ func TestDocsTraceExample(t *testing.T) {
 		t.Errorf("the reference's trace line:\n  %s\nthe library writes that record as:\n  %s", example, b)
 	}
 }
+
+// repoPath matches a backticked path into the repository.
+var repoPath = regexp.MustCompile("`((?:c|shim|redirect|internal|adapt|profile|cmd|bench|docs|test)/[A-Za-z0-9_./-]*)`")
+
+// bareCFile matches a backticked C file name, which the design's map gives
+// relative to c/.
+var bareCFile = regexp.MustCompile("`([a-z_]+\\.[ch])`")
+
+// Every file that docs/design.md names exists, and so does every C file of
+// its opening map.
+func TestDesignNamesExistingFiles(t *testing.T) {
+	b, err := os.ReadFile("../docs/design.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	paths := map[string]bool{}
+	for _, m := range repoPath.FindAllStringSubmatch(text, -1) {
+		paths[strings.TrimSuffix(m[1], "/")] = true
+	}
+	start := strings.Index(text, "\n## Map\n")
+	if start < 0 {
+		t.Fatal("docs/design.md has no map")
+	}
+	end := strings.Index(text[start+1:], "\n## ")
+	for _, m := range bareCFile.FindAllStringSubmatch(text[start:start+1+end], -1) {
+		paths["c/"+m[1]] = true
+	}
+	if len(paths) < 20 {
+		t.Fatalf("found only %d paths in docs/design.md", len(paths))
+	}
+	for p := range paths {
+		if _, err := os.Stat(filepath.Join("..", p)); err != nil {
+			t.Errorf("docs/design.md names %s, which does not exist", p)
+		}
+	}
+}
