@@ -484,7 +484,7 @@ func Load(environ []string) (Config, []Problem) {
 	}
 	for name := range env {
 		if strings.HasPrefix(name, "GHOST_") && !known[name] {
-			msg := fmt.Sprintf("%s is not a Ghost variable and is ignored", name)
+			msg := name + unknownVariable
 			if near := Nearest(name, knownNames(known)); near != "" {
 				msg += fmt.Sprintf("; did you mean %s?", near)
 			}
@@ -505,6 +505,10 @@ func knownNames(known map[string]bool) []string {
 	sort.Strings(names)
 	return names
 }
+
+// unknownVariable follows the name of a GHOST_* variable that Ghost does
+// not know, in the warning about it.
+const unknownVariable = " is not a Ghost variable and is ignored"
 
 // Nearest returns the candidate closest to name by edit distance, or "" when
 // none is close enough to be a plausible typo.

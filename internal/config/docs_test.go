@@ -60,7 +60,15 @@ func checkReference(text string, vars []Var) []string {
 	}
 	var unknown []string
 	seen := map[string]bool{}
-	for _, n := range ghostName.FindAllString(text, -1) {
+	// The example of the unknown-variable warning names a misspelt variable
+	// on purpose.
+	var prose []string
+	for _, l := range strings.Split(text, "\n") {
+		if !strings.Contains(l, unknownVariable) {
+			prose = append(prose, l)
+		}
+	}
+	for _, n := range ghostName.FindAllString(strings.Join(prose, "\n"), -1) {
 		if !known[n] && !seen[n] {
 			seen[n] = true
 			unknown = append(unknown, n)
@@ -91,6 +99,7 @@ func TestCheckReference(t *testing.T) {
 			want: []string{"does not name its alias `CSP_NG`"}},
 		{name: "unknown name", text: good + "GHOST_ASYNC=on and GHOST_WAIT_US\n",
 			want: []string{"mentions GHOST_ASYNC,", "mentions GHOST_WAIT_US,"}},
+		{name: "the unknown-variable warning", text: good + "ghost: warning: GHOST_WIAT is not a Ghost variable and is ignored\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
