@@ -188,9 +188,10 @@ type Var struct {
 	set    func(c *Config, value string) bool // false: the value is rejected
 }
 
-// Vars lists every variable read at MPI_Init. The launcher's own variables
-// are in LauncherVars. docs/reference.md documents both; a test keeps them in
-// step.
+// Vars lists every variable read at MPI_Init, in the order docs/reference.md
+// presents them. The launcher's own variables are in LauncherVars. The
+// reference's summary table is generated from both (internal/refdoc), and
+// docs_test.go keeps its prose in step.
 var Vars = []Var{
 	{
 		Name: "GHOST_NG", ReadBy: "library, `ghost run`", Aliases: []string{"CSP_NG"},
