@@ -102,7 +102,7 @@ func TestDocsExamples(t *testing.T) {
 				"GHOST_THRESHOLDS=" + filepath.Join(good, "t.json")}}),
 		ghostRun(t, job{users: 2, ghosts: 1, args: []string{world, "2", "2"}, timeout: short,
 			env: []string{"GHOST_THRESHOLDS=" + filepath.Join(bad, "t.json")}}),
-		ghostRun(t, job{users: 2, ghosts: 1, args: []string{lifecycle, "abort", "7"}, timeout: short}),
+		abortWithNotice(t, lifecycle),
 		// An allocation too small for the job, as `ghost run` sees it from
 		// Slurm's variables; nothing is started.
 		execute(t, job{env: []string{"SLURM_JOB_ID=5", "SLURM_JOB_NODELIST=n[1-2]", "SLURM_JOB_NUM_NODES=2",
@@ -139,6 +139,22 @@ func TestDocsExamples(t *testing.T) {
 			t.Log(r)
 		}
 	}
+}
+
+// abortWithNotice runs a job whose user rank 1 calls MPI_Abort, until Ghost's
+// notice of the caller's rank reaches stderr: hydra may kill the caller's
+// proxy before it forwards that line (about one run in eight here), which
+// says nothing about the line's wording. Three tries.
+func abortWithNotice(t *testing.T, bin string) result {
+	t.Helper()
+	var r result
+	for try := 0; try < 3; try++ {
+		r = ghostRun(t, job{users: 2, ghosts: 1, args: []string{bin, "abort", "7"}, timeout: time.Minute})
+		if strings.Contains(r.stderr, "ghost: MPI_Abort(7) called by rank") {
+			break
+		}
+	}
+	return r
 }
 
 // The guide's `ghost report` example is the report of the trace committed
