@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 
 MPI_Comm ghost_user_world = MPI_COMM_WORLD;
@@ -86,6 +87,10 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
                 "rank %d, counting %d ghost process(es)\n",
                 errorcode, user, world, ghost_total_ghosts);
         fflush(stderr);
+        /* hydra's proxy forwards the line through a pipe, and the abort
+         * below may kill it first (about one run in eight here): give the
+         * line time to get through, as the configuration errors do. */
+        usleep(200000);
     }
     /* Aborting the user world would leave MPICH to decide whether ghosts go
      * too; aborting the real world says so explicitly. */
