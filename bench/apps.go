@@ -27,10 +27,10 @@ type Workload struct {
 	Name  string // the metric: wall seconds of the whole job
 	Smoke bool   // part of a smoke run
 	// Setup prepares, once per suite run, what every run of the workload
-	// needs, under tmp; it returns the program and its arguments and, when
-	// the application writes files where it runs, a function that fills a
-	// fresh working directory.
-	Setup func(tmp string) (argv []string, prepare func(dir string) error, err error)
+	// needs, under tmp, compiling our programs with b; it returns the
+	// program and its arguments and, when the application writes files
+	// where it runs, a function that fills a fresh working directory.
+	Setup func(b builder, tmp string) (argv []string, prepare func(dir string) error, err error)
 	// Judge reads one run's output: the world size the application saw (0
 	// when it does not say), whether its result is right, and why not.
 	Judge func(stdout string) (worldSize int, ok bool, detail string)
@@ -66,15 +66,15 @@ func appWorkloads() []Workload {
 	}
 	ws = append(ws, Workload{
 		Name: "armci/nxtask", Smoke: true,
-		Setup: func(tmp string) ([]string, func(string) error, error) {
-			bin, err := apps.Build(filepath.Join("test", "apps", "armci", "armci_nxtask.c"), tmp)
+		Setup: func(b builder, tmp string) ([]string, func(string) error, error) {
+			bin, err := b.app(filepath.Join("test", "apps", "armci", "armci_nxtask.c"), tmp)
 			return []string{bin}, nil, err
 		},
 		Judge: judgeChecks,
 	}, Workload{
 		Name: "coarray/event_compute", Smoke: true,
-		Setup: func(tmp string) ([]string, func(string) error, error) {
-			bin, err := apps.Build(filepath.Join("test", "apps", "coarray", "event_compute.f90"), tmp)
+		Setup: func(b builder, tmp string) ([]string, func(string) error, error) {
+			bin, err := b.app(filepath.Join("test", "apps", "coarray", "event_compute.f90"), tmp)
 			return []string{bin, "3.0", "5"}, nil, err
 		},
 		Judge: judgeCoarray,
@@ -82,7 +82,7 @@ func appWorkloads() []Workload {
 	for _, name := range slowCoarrayTests {
 		ws = append(ws, Workload{
 			Name: "coarray/" + name,
-			Setup: func(string) ([]string, func(string) error, error) {
+			Setup: func(builder, string) ([]string, func(string) error, error) {
 				return []string{filepath.Join(apps.CafTestDir, name)}, nil, nil
 			},
 			Judge: judgeCoarray,
@@ -99,7 +99,7 @@ var slowCoarrayTests = []string{"alloc_comp_multidim_shape", "allocate_as_barrie
 func nwchemWorkload(input string) Workload {
 	return Workload{
 		Name: "nwchem/" + input, Smoke: input == "water_scf",
-		Setup: func(string) ([]string, func(string) error, error) {
+		Setup: func(builder, string) ([]string, func(string) error, error) {
 			src, err := os.ReadFile(filepath.Join("test", "apps", "nwchem", input+".nw"))
 			if err != nil {
 				return nil, nil, err
@@ -162,6 +162,16 @@ func warmFiles(paths []string) {
 	}
 }
 
+// appsTimeout is the limit for one application run. A bad configuration
+// may take minutes: record it, don't lose it; but a -timeout given on the
+// command line is taken as it is (a run against a budget).
+func (o options) appsTimeout() time.Duration {
+	if o.timeoutGiven {
+		return o.timeout
+	}
+	return max(o.timeout, 3*time.Minute)
+}
+
 // failureSettle is the pause after a failed application run.
 const failureSettle = 3 * time.Second
 
@@ -177,13 +187,13 @@ func runWorkloads(s Suite, o options, l Launch, env []string, tmp string, deadli
 		if o.smoke && !w.Smoke {
 			continue
 		}
-		argv, prepare, err := w.Setup(tmp)
+		argv, prepare, err := w.Setup(o.builder(), tmp)
 		if err != nil {
 			return res, fmt.Errorf("%s: %v", w.Name, err)
 		}
 		ws = append(ws, prepared{w, argv, prepare})
 	}
-	timeout := max(o.timeout, 3*time.Minute) // a bad configuration may take minutes: record it, don't lose it
+	timeout := o.appsTimeout()
 	// scratch makes a fresh working directory under tmp for one run of p.
 	scratch := func(p prepared, name string) (string, error) {
 		dir := filepath.Join(tmp, name)

@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/ghost-mpi/ghost/internal/mpiprog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,19 +24,24 @@ import (
 )
 
 type options struct {
-	suites   string
-	configs  string
-	smoke    bool
-	users    int
-	rounds   int
-	timeout  time.Duration
-	maxTime  time.Duration
-	render   string
-	build    string
-	programs string
-	out      string
-	mpicc    string
-	mpiexec  string
+	suites  string
+	configs string
+	smoke   bool
+	users   int
+	rounds  int
+	timeout time.Duration
+	// timeoutGiven says -timeout was on the command line: the apps suite
+	// then takes it as it is, instead of raising it to its floor.
+	timeoutGiven bool
+	maxTime      time.Duration
+	render       string
+	build        string
+	programs     string
+	prebuild     string
+	prebuilt     string
+	out          string
+	mpicc        string
+	mpiexec      string
 }
 
 func parseFlags() options {
@@ -47,15 +51,18 @@ func parseFlags() options {
 	flag.BoolVar(&o.smoke, "smoke", false, "short run that only proves the suites work")
 	flag.IntVar(&o.users, "n", 2, "user ranks in every configuration")
 	flag.IntVar(&o.rounds, "rounds", 0, "times each configuration runs, interleaved with the others (default: the suite's, 5 unless it says; smoke 1)")
-	flag.DurationVar(&o.timeout, "timeout", 60*time.Second, "limit for one run of a program")
+	flag.DurationVar(&o.timeout, "timeout", 60*time.Second, "limit for one run of a program (the apps suite raises it to 3m unless it is given)")
 	flag.DurationVar(&o.maxTime, "max-time", 0, "limit for the whole driver run: runs that would start later are skipped and reported (0: none)")
 	flag.StringVar(&o.render, "render", "", "run nothing: rewrite the .md and .png of an earlier run from its .json (after a change to the report)")
 	flag.StringVar(&o.build, "build", "build", "directory holding libghost.so and the ghost CLI")
 	flag.StringVar(&o.programs, "programs", "bench/programs", "directory of the benchmark programs")
+	flag.StringVar(&o.prebuild, "prebuild", "", "run nothing: compile the selected suites' programs (ours, not the installed applications) into this directory, for -prebuilt on a machine without compilers")
+	flag.StringVar(&o.prebuilt, "prebuilt", "", "directory of programs compiled by -prebuild: run them, compile nothing")
 	flag.StringVar(&o.out, "out", "bench/results", "directory for the results")
 	flag.StringVar(&o.mpicc, "mpicc", "mpicc", "MPI C compiler")
 	flag.StringVar(&o.mpiexec, "mpiexec", "mpiexec.hydra", "hydra's mpiexec, used by every configuration")
 	flag.Parse()
+	flag.Visit(func(f *flag.Flag) { o.timeoutGiven = o.timeoutGiven || f.Name == "timeout" })
 	return o
 }
 
@@ -75,8 +82,14 @@ func (o options) roundsFor(s Suite) int {
 func main() {
 	o := parseFlags()
 	do := run
-	if o.render != "" {
+	switch {
+	case o.render != "" && o.prebuild != "":
+		fmt.Fprintln(os.Stderr, "bench: -render and -prebuild both run nothing else: give one")
+		os.Exit(2)
+	case o.render != "":
 		do = rerender
+	case o.prebuild != "":
+		do = prebuild
 	}
 	if err := do(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -182,7 +195,7 @@ func runSuite(s Suite, o options, l Launch, env []string, tmp string, deadline t
 	if len(s.Workloads) > 0 {
 		return runWorkloads(s, o, l, env, tmp, deadline, cfgs, res)
 	}
-	exe, err := mpiprog.Build(o.mpicc, filepath.Join(o.programs, s.Program), tmp)
+	exe, err := o.builder().bench(filepath.Join(o.programs, s.Program), tmp)
 	if err != nil {
 		return SuiteResult{}, err
 	}

@@ -268,6 +268,10 @@ var configs = []Config{
 	plainConfig(),
 	withEnv(plainConfig(), "mpich-thread", "MPICH's progress thread", "MPIR_CVAR_ASYNC_PROGRESS=1"),
 	withEnv(plainConfig(), "plain-nolocal", "MPICH's shared-memory path off (hides its alignment bug)", "MPIR_CVAR_NOLOCAL=1"),
+	// The progress thread made correct the same way, for the applications
+	// that MPICH's alignment bug breaks.
+	withEnv(plainConfig(), "mpich-thread-nolocal", "MPICH's progress thread, shared-memory path off",
+		"MPIR_CVAR_ASYNC_PROGRESS=1", "MPIR_CVAR_NOLOCAL=1"),
 	defaultGhostConfig(),
 	ghostConfig(0),
 	ghostConfig(1),

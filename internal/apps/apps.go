@@ -104,6 +104,12 @@ func EventPostsAsync(stdout string) (async, found bool) {
 	return m != nil && m[1] == "1", m != nil
 }
 
+// BinName is the file name Build gives the binary of src: apps_ and the
+// source's name without its extension.
+func BinName(src string) string {
+	return "apps_" + strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
+}
+
 // Build compiles one of our application programs: C with mpicc.mpich and
 // ARMCI-MPI's static library, Fortran with caf.mpich. The binary goes to
 // dir, named after the source; Fortran's .mod files stay in dir too.
@@ -113,7 +119,7 @@ func Build(src, dir string) (string, error) {
 		return "", err
 	}
 	ext := filepath.Ext(src)
-	bin := filepath.Join(dir, "apps_"+strings.TrimSuffix(filepath.Base(src), ext))
+	bin := filepath.Join(dir, BinName(src))
 	var cmd *exec.Cmd
 	switch ext {
 	case ".c":

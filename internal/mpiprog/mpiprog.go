@@ -21,12 +21,18 @@ import (
 // MPI calls live in other shared objects, so the optimizer cannot remove
 // them.
 func Build(mpicc, src, dir string) (string, error) {
-	exe := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src)))
+	exe := filepath.Join(dir, ExeName(src))
 	out, err := exec.Command(mpicc, "-O2", "-Wall", "-o", exe, src).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("%s %s: %v\n%s", mpicc, src, err, out)
 	}
 	return exe, nil
+}
+
+// ExeName is the file name Build gives the executable of src: the source's
+// name without its extension.
+func ExeName(src string) string {
+	return strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
 }
 
 // BuildSource writes source (for example one embedded with go:embed) to
