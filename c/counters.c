@@ -5,6 +5,7 @@
  * writers); the node's first ghost reads them all for the metrics exporter.
  * No MPI call happens here after setup except the free.
  */
+#include "agree.h"
 #include "counters.h"
 #include "win.h"
 
@@ -96,7 +97,7 @@ int ghost_counters_setup(MPI_Comm node, int local_rank, int role, int index, int
     node_blocks = blocks;
     __atomic_store_n(&node_nprocs, n, __ATOMIC_RELEASE);
     /* Every block is initialized before the exporter reads any. */
-    return PMPI_Barrier(node);
+    return ghost_real_barrier(node);
 }
 
 int ghost_counters_teardown(void)
@@ -136,8 +137,9 @@ void ghost_count_window(const ghost_win_t *w, int delta)
         GHOST_COUNT_ADD(ghost_counters_mine->windows_redirected, delta);
 }
 
-void ghost_win_set_redirect(ghost_win_t *w, int on)
+void ghost_win_set_redirect(ghost_win_t *w, int on, int point)
 {
+    (void)point;
     on = on != 0;
     if (__atomic_load_n(&w->redirect, __ATOMIC_RELAXED) == on)
         return;

@@ -28,9 +28,9 @@
 #include <stdint.h>
 
 /* The counter enums (GHOST_OP_*, GHOST_PATH_*, GHOST_SYNC_*, GHOST_CALL_*,
- * GHOST_INTERNAL_*, GHOST_TO_*, GHOST_ROLE_*) are generated with the metric
- * labels that name their members (internal/metrics/zlabels.go) from one
- * definition: c/internal/constgen. */
+ * GHOST_INTERNAL_*, GHOST_TO_*, GHOST_POINT_*, GHOST_ROLE_*) are generated
+ * with the metric labels that name their members
+ * (internal/metrics/zlabels.go) from one definition: c/internal/constgen. */
 #include "zconst.h"
 
 typedef struct {
@@ -223,6 +223,6 @@ void ghost_count_shm(int64_t bytes);
  * redirected window, and every change of its agreed state. */
 struct ghost_win;
 void ghost_count_window(const struct ghost_win *w, int delta);
-void ghost_win_set_redirect(struct ghost_win *w, int on);
+void ghost_win_set_redirect(struct ghost_win *w, int on, int point);
 
 #endif

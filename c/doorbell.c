@@ -11,6 +11,7 @@
  *    message on a private communicator from its epoch calls (lock, flush,
  *    fence, start, ...), at most once per WAKE_INTERVAL_NS per ghost.
  */
+#include "agree.h"
 #include "doorbell.h"
 #include "counters.h"
 
@@ -47,7 +48,7 @@ int ghost_doorbell_setup(MPI_Comm node, int local_rank, MPI_Comm world_dup)
     int n;
     PMPI_Comm_size(world_dup, &n);
     last_wake = calloc(n, sizeof *last_wake);
-    return PMPI_Barrier(node); /* the block is initialized before anyone reads it */
+    return ghost_real_barrier(node); /* the block is initialized before anyone reads it */
 }
 
 int ghost_doorbell_teardown(void)

@@ -14,6 +14,7 @@
  *  - PSCW: passive mode on the global window, with post and complete
  *    messages on a private communicator, never the application's.
  */
+#include "agree.h"
 #include "counters.h"
 #include "local.h"
 #include "win.h"
@@ -268,7 +269,8 @@ GHOST_DEFINE(MPI_Win_unlock, (int rank, MPI_Win win), (rank, win), {
     int rc = unlock_target(w, t, w->lwin[t->slot]);
     t->lock_type = 0;
     t->granted = 0;
-    __atomic_sub_fetch(&w->nlocked, 1, __ATOMIC_RELAXED);
+    if (__atomic_sub_fetch(&w->nlocked, 1, __ATOMIC_RELAXED) == 0 && rc == MPI_SUCCESS)
+        ghost_ops_complete(w); /* agree.c */
     return ghost_win_error(w, rc);
 })
 
@@ -323,8 +325,10 @@ GHOST_DEFINE(MPI_Win_unlock_all, (MPI_Win win), (win), {
         rc = MPI_ERR_RMA_SYNC;
     }
     w->lockall = GHOST_LOCKALL_NONE;
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
         untouch_all(w);
+        ghost_ops_complete(w); /* agree.c */
+    }
     return ghost_win_error(w, rc);
 })
 
@@ -377,8 +381,10 @@ static int flush_every(MPI_Win win, flush_fn one, flush_all_fn all)
     if (rc == MPI_SUCCESS && (w->lockall == GHOST_LOCKALL_NOCHECK || w->fence_open || w->access_open))
         rc = flush_global(w, one);
     /* Only a remote flush completes the operations at their targets. */
-    if (rc == MPI_SUCCESS && one == GHOST_REAL(MPI_Win_flush))
+    if (rc == MPI_SUCCESS && one == GHOST_REAL(MPI_Win_flush)) {
         untouch_all(w);
+        ghost_ops_complete(w); /* agree.c */
+    }
     return ghost_win_error(w, rc);
 }
 
@@ -413,19 +419,14 @@ GHOST_DEFINE(MPI_Win_sync, (MPI_Win win), (win), {
 /* ---- active target: fence ----------------------------------------------- */
 
 /* The barrier of a fence or of a symmetric MPI_Win_set_info. Under
- * GHOST_ASYNC=auto it is an allreduce of every rank's profiling vote and
- * latest CR, which costs the same, and *agreed gets the window-wide
- * decision; otherwise -1. */
+ * GHOST_ASYNC=auto it is the ballot (agree.c), an allreduce that costs the
+ * same, and *agreed gets the window-wide decision; otherwise -1. */
 static int agreeing_barrier(ghost_win_t *w, int *agreed)
 {
     *agreed = -1;
     if (!ghost_async_auto)
         return COLLECTIVE(GHOST_REAL(MPI_Barrier)(w->pscw));
-    int ballot[2] = {ghost_prof_vote(), ghost_prof_cr()}, sums[2] = {0, 0};
-    int rc = COLLECTIVE(GHOST_REAL(MPI_Allreduce)(ballot, sums, 2, MPI_INT, MPI_SUM, w->pscw));
-    if (rc == MPI_SUCCESS)
-        *agreed = ghostAgree(sums[0], w->nusers, sums[1]);
-    return rc;
+    return ghost_ballot(w->pscw, w->nusers, &w->ballot, agreed);
 }
 
 GHOST_DEFINE(MPI_Win_fence, (int assert, MPI_Win win), (assert, win), {
@@ -457,13 +458,15 @@ GHOST_DEFINE(MPI_Win_fence, (int assert, MPI_Win win), (assert, win), {
      * (MPI_Win_set_info is collective) or agreed can take effect everywhere.
      * What the application asked for wins over the profiling vote. */
     if (w->pending >= 0) {
-        ghost_win_set_redirect(w, w->pending);
+        ghost_win_set_redirect(w, w->pending, GHOST_POINT_FENCE);
         w->pending = -1;
     } else if (agreed >= 0) {
-        ghost_win_set_redirect(w, agreed);
+        ghost_win_set_redirect(w, agreed, GHOST_POINT_FENCE);
     }
     if (agreed >= 0)
         ghost_gp_agreed();
+    if (rc == MPI_SUCCESS)
+        ghost_ops_complete(w); /* agree.c */
     w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
     return ghost_win_error(w, rc);
 })
@@ -712,7 +715,7 @@ GHOST_DEFINE(MPI_Win_set_info, (MPI_Win win, MPI_Info info), (win, info), {
             int agreed;
             rc = agreeing_barrier(w, &agreed);
             if (rc == MPI_SUCCESS) {
-                ghost_win_set_redirect(w, agreed);
+                ghost_win_set_redirect(w, agreed, GHOST_POINT_SET_INFO);
                 ghost_gp_agreed();
             }
         }
@@ -737,7 +740,7 @@ GHOST_DEFINE(MPI_Win_set_info, (MPI_Win win, MPI_Info info), (win, info), {
     }
     if (symmetric) {
         rc = GHOST_REAL(MPI_Barrier)(w->pscw);
-        ghost_win_set_redirect(w, on);
+        ghost_win_set_redirect(w, on, GHOST_POINT_SET_INFO);
         w->pending = -1;
     } else {
         w->pending = on;

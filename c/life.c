@@ -26,6 +26,7 @@
  * while another is inside MPI.
  */
 #define _GNU_SOURCE
+#include "agree.h"
 #include "doorbell.h"
 #include "ghost.h"
 
@@ -82,7 +83,7 @@ int ghost_life_setup(MPI_Comm node, int local_rank, int local_size, int ghosts, 
     if (local_rank == 0)
         __atomic_store_n(&block->departed, 0, __ATOMIC_RELAXED);
     block->pid[local_rank] = (int32_t)my_pid;
-    rc = PMPI_Barrier(node); /* every pid is written before anyone reads one */
+    rc = ghost_real_barrier(node); /* every pid is written before anyone reads one */
     if (rc != MPI_SUCCESS || !ghost)
         return rc;
     user_fds = malloc(sizeof(int) * local_size);

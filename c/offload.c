@@ -16,6 +16,7 @@
  * Users keep a private L1 copy and reload it when the generation moves: one
  * load of a shared word per PUT/GET.
  */
+#include "agree.h"
 #include "offload.h"
 
 #include <stdlib.h>
@@ -65,7 +66,7 @@ int ghost_gp_setup(MPI_Comm node, int local_rank, MPI_Comm world_dup, int is_syn
         sync_recv = malloc((size_t)world_size * sync_nodes);
     }
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Barrier(node);
+        rc = ghost_real_barrier(node);
     return rc;
 }
 

@@ -202,6 +202,7 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
 #define COUNT_OP(op, target, rank, bytes)                                     \
     do {                                                                     \
         if ((target) != MPI_PROC_NULL) {                                     \
+            w_->issued = 1; /* until the next completion (agree.c) */        \
             ghost_count_op(op, (rank) == w_->t[target].self ? GHOST_PATH_DIRECT \
                                                             : GHOST_PATH_GHOST, \
                            bytes);                                           \

@@ -92,23 +92,43 @@ void ghost_win_unregister(ghost_win_t *w)
     pthread_mutex_unlock(&table_lock);
 }
 
-int ghost_win_states(int64_t *ids, int *states, int max)
+/* Calls fn on each window alive, at most max of them, under the table's
+ * lock, so that no other thread frees one meanwhile. Returns how many. */
+static int each_window(int max, void (*fn)(ghost_win_t *w, int i, void *arg), void *arg)
 {
     int n = 0;
     pthread_mutex_lock(&table_lock);
     for (int i = 0; table_initialized && i < TABLE_SLOTS && n < max; i++) {
         MPI_Win h = table[i].handle;
-        if (h == MPI_WIN_NULL || h == TOMBSTONE)
-            continue;
-        const ghost_win_t *w = table[i].w;
-        ids[n] = w->id;
-        states[n] = w->plain ? GHOST_STATE_PLAIN
-                    : w->local ? GHOST_STATE_LOCAL
-                               : __atomic_load_n(&w->redirect, __ATOMIC_RELAXED);
-        n++;
+        if (h != MPI_WIN_NULL && h != TOMBSTONE)
+            fn(table[i].w, n++, arg);
     }
     pthread_mutex_unlock(&table_lock);
     return n;
+}
+
+static void list_one(ghost_win_t *w, int i, void *out) { ((ghost_win_t **)out)[i] = w; }
+
+int ghost_win_list(ghost_win_t **out, int max) { return each_window(max, list_one, out); }
+
+struct states_out {
+    int64_t *ids;
+    int *states;
+};
+
+static void state_of(ghost_win_t *w, int i, void *arg)
+{
+    struct states_out *o = arg;
+    o->ids[i] = w->id;
+    o->states[i] = w->plain ? GHOST_STATE_PLAIN
+                   : w->local ? GHOST_STATE_LOCAL
+                              : __atomic_load_n(&w->redirect, __ATOMIC_RELAXED);
+}
+
+int ghost_win_states(int64_t *ids, int *states, int max)
+{
+    struct states_out o = {ids, states};
+    return each_window(max, state_of, &o);
 }
 
 ghost_win_t *ghost_win_new(int nusers, int nlwin)

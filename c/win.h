@@ -130,7 +130,18 @@ typedef struct ghost_win {
      * consumed, by rank (2 * nusers), and its barrier sense. */
     uint32_t *seen;
     uint32_t bar_sense;
+    /* Implicit agreement points (agree.c). issued: this origin issued an
+     * operation on the window since all of its operations were last
+     * complete (one plain store per operation; cleared by
+     * ghost_ops_complete). ballot: the vote this process cast for the
+     * window at its last agreement. */
+    int issued;
+    int ballot;
 } ghost_win_t;
+
+/* Every operation this origin issued on w is complete: called at the end of
+ * a successful flush_all, unlock_all, fence, and unlock of the last lock. */
+static inline void ghost_ops_complete(ghost_win_t *w) { w->issued = 0; }
 
 /* The rank that carries this origin's operations to t in the window's
  * current state, and the displacement there of byte 0 of t's segment. */
@@ -222,6 +233,9 @@ ghost_win_t *ghost_win_find(MPI_Win handle);
  * windows, GHOST_STATE_LOCAL for node-local ones). Returns how many were written, at most max. */
 enum { GHOST_STATE_PLAIN = 2, GHOST_STATE_LOCAL = 3 };
 int ghost_win_states(int64_t *ids, int *states, int max);
+/* The windows alive in this process (at most max), for implicit points:
+ * only the thread that may free them may use the pointers. */
+int ghost_win_list(ghost_win_t **out, int max);
 
 /* The redirected window behind handle, or NULL for any window whose
  * operations go straight to MPICH (not Ghost's, or async_config=off). */

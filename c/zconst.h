@@ -90,6 +90,17 @@ enum {
     GHOST_NDIRECTIONS
 };
 
+/* The agreement points where a window's state may change (point label):
+ * its allocation (the ranks' votes), a fence, MPI_Win_set_info, an
+ * implicit point (MPI_Barrier under GHOST_ASYNC=auto, agree.c). */
+enum {
+    GHOST_POINT_ALLOCATION, /* "allocation" */
+    GHOST_POINT_FENCE, /* "fence" */
+    GHOST_POINT_SET_INFO, /* "set_info" */
+    GHOST_POINT_IMPLICIT, /* "implicit" */
+    GHOST_NPOINTS
+};
+
 /* What a process is on its node: the role of its counter block. */
 enum {
     GHOST_ROLE_NONE, /* a block nobody owns */

@@ -6,6 +6,7 @@
 // Hand-written instead (see c/*.c):
 //   MPI_Abort: aborts the real world so that ghosts end too
 //   MPI_Attr_get: predefined attributes live on the real world
+//   MPI_Barrier: an implicit agreement point of GHOST_ASYNC=auto (c/agree.c)
 //   MPI_Comm_get_attr: predefined attributes live on the real world
 //   MPI_Comm_get_errhandler: answered from the real world, which holds the user's handle
 //   MPI_Comm_set_errhandler: mirrored on the real world for errors tied to no object
@@ -570,18 +571,6 @@ int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
     return GHOST_REAL(MPI_Attr_put)(GHOST_USER_COMM(comm), keyval, attribute_val);
 }
 int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val) __attribute__((alias("PMPI_Attr_put")));
-
-int PMPI_Barrier(MPI_Comm comm)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Barrier)(GHOST_USER_COMM(comm));
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Barrier)(GHOST_USER_COMM(comm));
-}
-int MPI_Barrier(MPI_Comm comm) __attribute__((alias("PMPI_Barrier")));
 
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
@@ -6355,7 +6344,7 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 }
 int MPI_Win_set_name(MPI_Win win, const char *win_name) __attribute__((alias("PMPI_Win_set_name")));
 
-// 528 generated wrappers.
+// 527 generated wrappers.
 
 /* ---- real functions ---- */
 

@@ -1,6 +1,8 @@
 package main
 
+// #include "agree.h"
 // #include "ghost.h"
+// #include "win.h"
 // #include "offload.h"
 import "C"
 
@@ -56,6 +58,7 @@ func setupProfiling(cfg config.Config) {
 	intervals := auto || cfg.Trace != ""
 	C.ghost_prof_enabled = boolInt(cfg.Profile || intervals)
 	C.ghost_async_auto = boolInt(auto)
+	C.ghost_implicit_points = boolInt(auto && !self.threadMultiple)
 	if !intervals {
 		return
 	}
@@ -79,30 +82,30 @@ func ghostPredict(mpiTicks, totalTicks C.uint64_t) C.int {
 	return boolInt(on)
 }
 
-// ghostAgree is called at fences and symmetric MPI_Win_set_info with the
-// sums of the ranks' votes and CRs (in 1/GHOST_CR_SCALE).
+// ghostAgree decides at every agreement point (c/agree.c, the ballot)
+// from the sums of the ranks' votes and CRs (in 1/GHOST_CR_SCALE).
 //
 //export ghostAgree
 func ghostAgree(onVotes, n, crSum C.int) C.int {
-	return boolInt(agree(int(onVotes), int(n), int(crSum)))
-}
-
-func agree(onVotes, n, crSum int) bool {
 	meanCR := 0.0
 	if n > 0 {
 		meanCR = float64(crSum) / C.GHOST_CR_SCALE / float64(n)
 	}
-	return adapt.Agree(onVotes, n, meanCR, predictor.Thresholds())
+	return boolInt(adapt.Agree(int(onVotes), int(n), meanCR, predictor.Thresholds()))
 }
 
-// initialState agrees a new window's redirection state: on, unless
-// GHOST_ASYNC=auto and the ranks' votes say off.
-func initialState(pscw C.MPI_Comm, n int) C.int {
+// setInitialState agrees a new window's redirection state, before the
+// window is registered: on, unless GHOST_ASYNC=auto and the ranks' votes,
+// cast in the ballot every agreement point uses, say off.
+func setInitialState(w *C.ghost_win_t, pscw C.MPI_Comm, n int) {
+	w.redirect, w.ballot = 1, 1
 	if C.ghost_async_auto == 0 {
-		return 1
+		return
 	}
-	sums := allreduceSumInts(pscw, int(C.ghost_prof_vote()), int(C.ghost_prof_cr()))
-	return boolInt(agree(sums[0], n, sums[1]))
+	var agreed C.int
+	if C.ghost_ballot(pscw, C.int(n), &w.ballot, &agreed) == C.MPI_SUCCESS && agreed == 0 {
+		w.redirect = 0
+	}
 }
 
 func onOff(on bool) string {

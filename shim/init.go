@@ -1,5 +1,6 @@
 package main
 
+// #include "agree.h"
 // #include "win.h"
 // #include "offload.h"
 // #include "counters.h"
@@ -104,7 +105,7 @@ func ghostAfterInit(provided C.int) C.int {
 			time.Sleep(abortGrace)
 			abortWorld(1)
 		}
-		C.PMPI_Barrier(world)
+		C.ghost_real_barrier(world)
 		select {} // unreachable: the abort ends this process
 	}
 	cfg = applyThresholds(cfg, world, layout)

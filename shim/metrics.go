@@ -1,6 +1,7 @@
 package main
 
 // #include <stdlib.h>
+// #include "agree.h"
 // #include "counters.h"
 // #include "ghost.h"
 import "C"
@@ -152,7 +153,7 @@ func finishNodeMetricsWithoutGhosts() {
 		return
 	}
 	C.ghost_counters_finish()
-	C.PMPI_Barrier(self.node)
+	C.ghost_real_barrier(self.node)
 	self.exporter.finish()
 	C.ghost_counters_teardown()
 	C.PMPI_Comm_free(&self.node)

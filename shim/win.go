@@ -1,6 +1,7 @@
 package main
 
 // #include <stdlib.h>
+// #include "agree.h"
 // #include "win.h"
 // #include "local.h"
 // #include "counters.h"
@@ -162,7 +163,8 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	w.rank = C.int(commRank(pscw))
 	w.base, w.size, w.disp_unit = iw.base, size, dispUnit
 	w.epochs = hints.epochs
-	w.redirect, w.pending = initialState(pscw, len(users)), -1
+	setInitialState(w, pscw, len(users))
+	w.pending = -1
 	w.no_local_load_store = hints.no_local_load_store
 	w.track_touched = boolInt(!self.threadMultiple)
 	w.wincomm, w.pscw, w.shm, w.gwin = iw.comm, pscw, iw.shm, iw.global
@@ -238,7 +240,7 @@ func ghostWinFree(win *C.MPI_Win) C.int {
 	C.ghost_unlock_all(uw.internal.global)
 	// Every user is here (MPI_Win_free is collective) before the lock.
 	countCollectives(1)
-	C.PMPI_Barrier(w.pscw)
+	C.ghost_real_barrier(w.pscw)
 	rc := serialized(w.pscw, func() C.int {
 		if uw.notifies {
 			cmd := C.ghost_cmd_t{op: C.GHOST_CMD_WIN_FREE}

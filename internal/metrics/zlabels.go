@@ -21,6 +21,10 @@ var (
 	// Directions are the adaptation transitions (direction label): redirection
 	// switched off, and switched on.
 	Directions = []string{"on_to_off", "off_to_on"}
+	// Points are where a transition happened (point label): the agreement at
+	// allocation, a fence, MPI_Win_set_info, an implicit point (MPI_Barrier
+	// under GHOST_ASYNC=auto).
+	Points = []string{"allocation", "fence", "set_info", "implicit"}
 )
 
 // The number of label values of each list above.
@@ -31,6 +35,7 @@ const (
 	NSyncCalls  = 10
 	NInternal   = 3
 	NDirections = 2
+	NPoints     = 4
 )
 
 // The roles of a process on its node (GHOST_ROLE_* in C).

@@ -24,6 +24,7 @@ var Handwritten = map[string]string{
 	"MPI_Errhandler_set":      "deprecated alias of MPI_Comm_set_errhandler",
 	"MPI_Win_allocate":        "builds the node segment and the internal windows through the ghosts",
 	"MPI_Win_allocate_c":      "large-count form of MPI_Win_allocate",
+	"MPI_Barrier":             "an implicit agreement point of GHOST_ASYNC=auto (c/agree.c)",
 }
 
 // HeaderFiles are the headers, relative to the MPI include directory, whose

@@ -1,0 +1,26 @@
+/*
+ * Agreement points of GHOST_ASYNC=auto (agree.c): the ballot every point
+ * casts, and the implicit points at MPI_Barrier.
+ */
+#ifndef GHOST_AGREE_H_INCLUDED
+#define GHOST_AGREE_H_INCLUDED
+
+#include <mpi.h>
+
+/* Casts this process's vote and latest CR over comm, whose n ranks all call
+ * it: *vote gets the vote cast, *agreed the window-wide decision (Go's
+ * ghostAgree), or -1 when the allreduce failed. */
+int ghost_ballot(MPI_Comm comm, int n, int *vote, int *agreed);
+
+/* MPICH's barrier, for Ghost's own synchronization, which must never be
+ * taken for the application's (an implicit point) nor wait on ranks that
+ * take another branch of the intercepted MPI_Barrier. */
+int ghost_real_barrier(MPI_Comm comm);
+
+/* Nonzero when implicit points may switch windows: GHOST_ASYNC=auto and not
+ * MPI_THREAD_MULTIPLE, where another thread could issue an operation
+ * between the check that every operation is complete and the switch. Set
+ * by Go at MPI_Init. */
+extern int ghost_implicit_points;
+
+#endif
