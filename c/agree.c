@@ -171,6 +171,7 @@ GHOST_DEFINE(MPI_Barrier, (MPI_Comm comm), (comm), {
     if (!ghost_async_auto || ghost_total_ghosts == 0 || GHOST_REAL(MPI_Comm_test_inter)(comm, &inter) != MPI_SUCCESS ||
         inter)
         return GHOST_REAL(MPI_Barrier)(comm);
+    GHOST_SYNC_CALL(GHOST_CALL_BARRIER);
     int vote = ghost_prof_vote();
     ghost_win_t *wins[MAX_WINDOWS];
     int n = ghost_implicit_points ? ghost_win_list(wins, MAX_WINDOWS) : 0;

@@ -137,15 +137,23 @@ void ghost_count_window(const ghost_win_t *w, int delta)
         GHOST_COUNT_ADD(ghost_counters_mine->windows_redirected, delta);
 }
 
+int ghost_trace_switches = 0;
+
+void ghost_count_switch(const ghost_win_t *w, int on, int point)
+{
+    if (ghost_trace_switches)
+        ghostSwitched(w->id, on, point);
+    if (leads(w))
+        GHOST_COUNT_ADD(ghost_counters_mine->transitions[point][on ? GHOST_TO_GHOST : GHOST_TO_DIRECT], 1);
+}
+
 void ghost_win_set_redirect(ghost_win_t *w, int on, int point)
 {
-    (void)point;
     on = on != 0;
     if (__atomic_load_n(&w->redirect, __ATOMIC_RELAXED) == on)
         return;
     __atomic_store_n(&w->redirect, on, __ATOMIC_RELAXED);
-    if (!leads(w))
-        return;
-    GHOST_COUNT_ADD(ghost_counters_mine->transitions[on ? GHOST_TO_GHOST : GHOST_TO_DIRECT], 1);
-    GHOST_COUNT_ADD(ghost_counters_mine->windows_redirected, on ? 1 : -1);
+    ghost_count_switch(w, on, point);
+    if (leads(w))
+        GHOST_COUNT_ADD(ghost_counters_mine->windows_redirected, on ? 1 : -1);
 }

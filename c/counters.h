@@ -41,7 +41,7 @@ typedef struct {
     uint64_t ops[GHOST_NOPS][GHOST_NPATHS];
     uint64_t bytes[GHOST_NOPS][GHOST_NPATHS]; /* bytes of target memory accessed */
     uint64_t syncs[GHOST_NSYNCS];
-    uint64_t transitions[GHOST_NDIRECTIONS];
+    uint64_t transitions[GHOST_NPOINTS][GHOST_NDIRECTIONS];
     /* Windows this process leads on its node (it is the window's lowest
      * user there), so each window counts once per node. */
     int64_t windows;
@@ -220,9 +220,15 @@ void ghost_counters_finish(void);
 void ghost_count_shm(int64_t bytes);
 
 /* Window life and adaptation (counters.c): register/unregister of a
- * redirected window, and every change of its agreed state. */
+ * redirected window, and every change of its agreed state, at an agreement
+ * point (GHOST_POINT_*). ghost_count_switch records a switch whose state is
+ * already set (at allocation: from on, the default, to what was agreed):
+ * the transition counter and, with GHOST_TRACE, the trace. */
 struct ghost_win;
 void ghost_count_window(const struct ghost_win *w, int delta);
 void ghost_win_set_redirect(struct ghost_win *w, int on, int point);
+void ghost_count_switch(const struct ghost_win *w, int on, int point);
+/* Nonzero when GHOST_TRACE records switches (Go's ghostSwitched). */
+extern int ghost_trace_switches;
 
 #endif

@@ -173,5 +173,8 @@ extern void ghostBeforeFinalize(void);
 extern int ghostPredict(uint64_t mpi_ticks, uint64_t total_ticks);
 /* Window-wide agreement (adapt/): votes for redirection out of n, current state. */
 extern int ghostAgree(int on_votes, int n, int cr_sum);
+/* A window's agreed state changed to on at point (GHOST_POINT_*), for the
+ * trace; called only when ghost_trace_switches is set. */
+extern void ghostSwitched(int64_t window, int on, int point);
 
 #endif /* GHOST_H_INCLUDED */

@@ -65,6 +65,7 @@ enum {
     GHOST_CALL_PSCW, /* MPI_Win_post, start, complete, wait, test */
     GHOST_CALL_WIN_ALLOCATE, /* MPI_Win_allocate, on users and on ghosts */
     GHOST_CALL_WIN_FREE, /* MPI_Win_free, on users and on ghosts */
+    GHOST_CALL_BARRIER, /* MPI_Barrier under GHOST_ASYNC=auto: an implicit point (agree.c) */
     GHOST_NCALLS
 };
 

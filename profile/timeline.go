@@ -126,3 +126,54 @@ func Ranks(records []Record) []RankSummary {
 	sort.Slice(out, func(i, j int) bool { return out[i].Rank < out[j].Rank })
 	return out
 }
+
+// SwitchEvent is one agreed change of a window's state: the switches of
+// the ranks that made it at one agreement point.
+type SwitchEvent struct {
+	Window      int64
+	To          State
+	Point       Point
+	Ranks       int
+	First, Last float64 // seconds since Start
+}
+
+// Switches groups the ranks' switches into events, in time order: a
+// rank's switch joins the open event of its window when it goes to the
+// same state at the same kind of point and that rank is not in it yet;
+// otherwise it opens a new event. Every rank of a window switches at the
+// same agreement, so an event normally holds each rank once.
+func Switches(records []Record) []SwitchEvent {
+	type rankSwitch struct {
+		rank int
+		s    Switch
+	}
+	var all []rankSwitch
+	for _, r := range records {
+		for _, s := range r.Switches {
+			all = append(all, rankSwitch{r.Rank, s})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].s.Time < all[j].s.Time })
+	zero := Start(records)
+	var events []SwitchEvent
+	open := map[int64]int{}           // window -> index of its open event
+	members := map[int]map[int]bool{} // event index -> ranks in it
+	for _, x := range all {
+		t := x.s.Time - zero
+		i, ok := open[x.s.Window]
+		if ok {
+			e := &events[i]
+			ok = e.To == x.s.To && e.Point == x.s.Point && !members[i][x.rank]
+		}
+		if !ok {
+			events = append(events, SwitchEvent{Window: x.s.Window, To: x.s.To, Point: x.s.Point, First: t})
+			i = len(events) - 1
+			open[x.s.Window] = i
+			members[i] = map[int]bool{}
+		}
+		events[i].Ranks++
+		events[i].Last = t
+		members[i][x.rank] = true
+	}
+	return events
+}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 )
 
@@ -29,6 +30,28 @@ type WindowState struct {
 	State State `json:"state"`
 }
 
+// Point is where a window's agreed state changed.
+type Point string
+
+const (
+	PointAllocation Point = "allocation" // the ranks' votes at MPI_Win_allocate
+	PointFence      Point = "fence"      // MPI_Win_fence
+	PointSetInfo    Point = "set_info"   // MPI_Win_set_info (async_config, or symmetric=true)
+	PointImplicit   Point = "implicit"   // MPI_Barrier under GHOST_ASYNC=auto
+)
+
+// Points lists the points in the order of c/counters.h's GHOST_POINT_*
+// (an array, so that the library can check its length at compile time).
+var Points = [...]Point{PointAllocation, PointFence, PointSetInfo, PointImplicit}
+
+// Switch is one change of a window's agreed state, as one rank made it.
+type Switch struct {
+	Time   float64 `json:"t"` // seconds since the Unix epoch
+	Window int64   `json:"window"`
+	To     State   `json:"to"` // on or off
+	Point  Point   `json:"point"`
+}
+
 // Record is one prediction interval of one process.
 type Record struct {
 	// Time is when the interval ended, in seconds since the Unix epoch, so
@@ -46,6 +69,9 @@ type Record struct {
 	// interval that went through a ghost and straight to the target.
 	OpsGhost  uint64 `json:"ops_ghost"`
 	OpsDirect uint64 `json:"ops_direct"`
+	// Switches are the changes of window states this process made during
+	// the interval, in order.
+	Switches []Switch `json:"switches,omitempty"`
 }
 
 // Writer appends records to a trace file shared by every rank of a job.
@@ -145,6 +171,14 @@ func (r Record) validate() error {
 		case StateOn, StateOff, StatePlain, StateLocal:
 		default:
 			return fmt.Errorf("window %d: state %q is not on, off, plain or local", w.ID, w.State)
+		}
+	}
+	for _, s := range r.Switches {
+		if s.To != StateOn && s.To != StateOff {
+			return fmt.Errorf("switch of window %d: state %q is neither on nor off", s.Window, s.To)
+		}
+		if !slices.Contains(Points[:], s.Point) {
+			return fmt.Errorf("switch of window %d: point %q is not one of %v", s.Window, s.Point, Points)
 		}
 	}
 	return nil

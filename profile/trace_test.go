@@ -57,6 +57,8 @@ func TestReadRejects(t *testing.T) {
 		{"bad vote", `{"t":1,"vote":"maybe"}`, "vote"},
 		{"bad state", `{"t":1,"vote":"on","windows":[{"id":1,"state":"sideways"}]}`, "state"},
 		{"negative rank", `{"t":1,"rank":-1,"vote":"on"}`, "rank"},
+		{"bad switch state", `{"t":1,"vote":"on","switches":[{"t":1,"window":1,"to":"up","point":"fence"}]}`, "neither on nor off"},
+		{"bad switch point", `{"t":1,"vote":"on","switches":[{"t":1,"window":1,"to":"on","point":"lunch"}]}`, "point"},
 		{"negative time", `{"t":1,"interval":-1,"vote":"on"}`, "negative"},
 	} {
 		if _, err := Read(strings.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -133,5 +135,40 @@ func TestReadLongLine(t *testing.T) {
 	got, err := Read(&b)
 	if err != nil || len(got) != 1 || len(got[0].Windows) != 20000 {
 		t.Fatalf("long line: %v", err)
+	}
+}
+
+func TestSwitches(t *testing.T) {
+	sw := func(at float64, window int64, to State, p Point) []Switch {
+		return []Switch{{Time: at, Window: window, To: to, Point: p}}
+	}
+	records := []Record{
+		{Time: 1, Rank: 0, Interval: 1, Vote: StateOff, Switches: sw(0.5, 7, StateOff, PointImplicit)},
+		{Time: 1, Rank: 1, Interval: 1, Vote: StateOff, Switches: sw(0.6, 7, StateOff, PointImplicit)},
+		// Rank 0 switches window 7 back on before rank 1 does: a new event.
+		{Time: 2, Rank: 0, Interval: 1, Vote: StateOn, Switches: sw(1.5, 7, StateOn, PointFence)},
+		{Time: 2, Rank: 1, Interval: 1, Vote: StateOn, Switches: append(sw(1.6, 7, StateOn, PointFence),
+			sw(1.7, 9, StateOff, PointAllocation)...)},
+		// The same rank twice in a row: two events, not one of two ranks.
+		{Time: 3, Rank: 0, Interval: 1, Vote: StateOn, Switches: append(sw(2.1, 9, StateOn, PointSetInfo),
+			sw(2.2, 9, StateOn, PointSetInfo)...)},
+	}
+	got := Switches(records)
+	want := []SwitchEvent{
+		{Window: 7, To: StateOff, Point: PointImplicit, Ranks: 2, First: 0.5, Last: 0.6},
+		{Window: 7, To: StateOn, Point: PointFence, Ranks: 2, First: 1.5, Last: 1.6},
+		{Window: 9, To: StateOff, Point: PointAllocation, Ranks: 1, First: 1.7, Last: 1.7},
+		{Window: 9, To: StateOn, Point: PointSetInfo, Ranks: 1, First: 2.1, Last: 2.1},
+		{Window: 9, To: StateOn, Point: PointSetInfo, Ranks: 1, First: 2.2, Last: 2.2},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d events %+v, want %d", len(got), got, len(want))
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.Window != w.Window || g.To != w.To || g.Point != w.Point || g.Ranks != w.Ranks ||
+			math.Abs(g.First-w.First) > 1e-9 || math.Abs(g.Last-w.Last) > 1e-9 {
+			t.Errorf("event %d = %+v, want %+v", i, g, w)
+		}
 	}
 }

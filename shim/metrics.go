@@ -63,8 +63,10 @@ func blockOf(c *C.ghost_counters_t) metrics.Block {
 	for i := range metrics.NSyncs {
 		b.Syncs[i] = uint64(c.syncs[i])
 	}
-	for i := range metrics.NDirections {
-		b.Transitions[i] = uint64(c.transitions[i])
+	for p := range metrics.NPoints {
+		for i := range metrics.NDirections {
+			b.Transitions[p][i] = uint64(c.transitions[p][i])
+		}
 	}
 	for i := range metrics.NSyncCalls {
 		b.SyncCalls[i] = uint64(c.sync_calls[i])

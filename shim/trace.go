@@ -13,6 +13,13 @@ import (
 	"github.com/ghost-mpi/ghost/profile"
 )
 
+// profile.Points follows counters.h's GHOST_POINT_*: a length that differs
+// does not compile.
+const (
+	_ = uint(len(profile.Points) - C.GHOST_NPOINTS)
+	_ = uint(C.GHOST_NPOINTS - len(profile.Points))
+)
+
 // maxTracedWindows bounds the windows listed per record; Ghost supports a
 // few hundred redirected windows at once.
 const maxTracedWindows = 1024
@@ -25,6 +32,7 @@ type tracer struct {
 	tscHz    float64
 	lastOps  opCounts
 	disabled bool
+	switches []profile.Switch // since the last record
 }
 
 // opCounts are this process's RMA operations so far, by path.
@@ -61,6 +69,26 @@ func openTrace(path string, userRank int, tscHz float64) {
 		return
 	}
 	trace = &tracer{w: w, rank: userRank, tscHz: tscHz, lastOps: readOpCounts()}
+	C.ghost_trace_switches = 1
+}
+
+// ghostSwitched is called by the C data plane at every change of a
+// window's agreed state (agreement points only, never per operation): the
+// switch goes into the next record.
+//
+//export ghostSwitched
+func ghostSwitched(window C.int64_t, on, point C.int) {
+	trace.switched(profile.Switch{Time: float64(time.Now().UnixNano()) / 1e9, Window: int64(window),
+		To: stateOf(on != 0), Point: profile.Points[point]})
+}
+
+func (t *tracer) switched(s profile.Switch) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.switches = append(t.switches, s)
 }
 
 // record writes one interval: its MPI and total ticks, and the vote the
@@ -85,8 +113,10 @@ func (t *tracer) record(mpiTicks, totalTicks uint64, cr float64, vote bool) {
 		Windows:   windowStates(),
 		OpsGhost:  ops.ghost - t.lastOps.ghost,
 		OpsDirect: ops.direct - t.lastOps.direct,
+		Switches:  t.switches,
 	}
 	t.lastOps = ops
+	t.switches = nil
 	if err := t.w.Write(rec); err != nil {
 		self.log.errorf("GHOST_TRACE: %v; this rank stops recording", err)
 		t.disabled = true
@@ -98,6 +128,7 @@ func (t *tracer) close() {
 	if t == nil {
 		return
 	}
+	C.ghost_trace_switches = 0
 	C.ghost_prof_flush()
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -218,6 +218,9 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 		self.log.errorf("MPI_Win_allocate: too many windows alive at once")
 		return C.MPI_ERR_NO_MEM
 	}
+	if w.redirect == 0 { // the votes agreed off, against the default
+		C.ghost_count_switch(w, 0, C.GHOST_POINT_ALLOCATION)
+	}
 	userWindowsMu.Lock()
 	userWindows[w.user] = &userWin{internal: iw, c: w, notifies: notifies}
 	userWindowsMu.Unlock()

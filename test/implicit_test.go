@@ -1,8 +1,14 @@
 package test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/ghost-mpi/ghost/internal/metrics"
+	"github.com/ghost-mpi/ghost/profile"
 )
 
 // GHOST_ASYNC=auto in a passive-target program that never fences: windows
@@ -10,11 +16,14 @@ import (
 // phases turn redirection off and compute phases on, and no switch happens
 // where it is not safe (an operation issued after the flush, a barrier that
 // misses a rank, a barrier over another window's communicator). Counters
-// updated with ACC, FOP and CAS loops across the switches stay exact.
+// updated with ACC, FOP and CAS loops across the switches stay exact. The
+// trace and the metrics record every switch at point "implicit", and
+// barriers where no vote changed cost no second collective.
 func TestImplicitPointsSwitchSafely(t *testing.T) {
 	needMPI(t)
 	bin := program(t, "implicit.c")
 	line := regexp.MustCompile(`(?m)^phase (\d+) (compute|comm) -> (on|off)$`)
+	const barriers = 200
 	for _, c := range []struct {
 		name   string
 		users  int
@@ -27,11 +36,19 @@ func TestImplicitPointsSwitchSafely(t *testing.T) {
 		{"g2_2nodes", 4, 2, "nodeA:4,nodeB:4"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			trace := filepath.Join(dir, "trace.jsonl")
+			textfiles := filepath.Join(dir, "metrics")
+			if err := os.Mkdir(textfiles, 0o755); err != nil {
+				t.Fatal(err)
+			}
 			r := ghostRun(t, job{users: c.users, ghosts: c.ghosts, hosts: c.hosts,
-				// On one node the windows would be node-local, with
-				// nothing to switch: test the ghost path there too.
-				env:  []string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=50ms", "GHOST_NODE_LOCAL=off"},
-				args: []string{bin, "6", "300"}})
+				env: []string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=50ms", "GHOST_TRACE=" + trace,
+					"GHOST_METRICS_TEXTFILE=" + textfiles, fmt.Sprintf("GHOST_METRICS_ADDR=127.0.0.1:%d", freePort(t)),
+					// On one node the windows would be node-local, with
+					// nothing to switch: test the ghost path there too.
+					"GHOST_NODE_LOCAL=off"},
+				args: []string{bin, "6", "300", fmt.Sprint(barriers)}})
 			expectChecks(t, r, c.users)
 			phases := line.FindAllStringSubmatch(r.stdout, -1)
 			if len(phases) != 6 {
@@ -42,6 +59,50 @@ func TestImplicitPointsSwitchSafely(t *testing.T) {
 				if p[3] != want {
 					t.Errorf("phase %s (%s): redirection %s, want %s\n%s", p[1], p[2], p[3], want, r)
 				}
+			}
+
+			records, err := profile.ReadFile(trace)
+			if err != nil {
+				t.Fatalf("reading the trace: %v\n%s", err, r)
+			}
+			implicit := 0
+			for _, e := range profile.Switches(records) {
+				switch e.Point {
+				case profile.PointImplicit:
+					implicit++
+				case profile.PointAllocation:
+				default:
+					t.Errorf("switch %+v at a point the program never reaches", e)
+				}
+			}
+			// Window A switches at least at the ends of phases 1 to 5.
+			if implicit < 5 {
+				t.Errorf("%d switches at implicit points in the trace, want at least 5", implicit)
+			}
+
+			files, _ := filepath.Glob(filepath.Join(textfiles, "*.prom"))
+			recs, err := metrics.ReadTextfiles(files)
+			if err != nil || len(recs) == 0 {
+				t.Fatalf("metrics textfiles %v: %v\n%s", files, err, r)
+			}
+			var calls, rounds, switched float64
+			for _, rec := range recs {
+				calls += rec.SyncCalls["barrier"]
+				rounds += rec.Internal["barrier"][2] // collective
+				row := rec.Points["implicit"]
+				switched += row[0] + row[1]
+			}
+			t.Logf("%d switch events at implicit points in the trace; metrics: %.0f implicit transitions, %.0f barriers, %.0f second collectives",
+				implicit, switched, calls, rounds)
+			if switched == 0 {
+				t.Errorf("no transition counted at point implicit")
+			}
+			// Every rank made the back-to-back barriers, where no vote
+			// changes: a second collective on a few barriers around the
+			// phase ends at most, never on most of them.
+			if calls < float64(c.users*barriers) || rounds > calls/8 {
+				t.Errorf("%.0f barriers counted (want at least %d), %.0f of them with a second collective",
+					calls, c.users*barriers, rounds)
 			}
 		})
 	}

@@ -111,6 +111,32 @@ func writeTraceReport(w io.Writer, path string, records []profile.Record) {
 		tw.Flush()
 	}
 	fmt.Fprintln(w, "\nops are all of a rank's operations in the phase's intervals, over every window it had.")
+	writeSwitches(w, profile.Switches(records))
+}
+
+// writeSwitches lists every agreed change of a window's state and where it
+// happened, then how many happened at each kind of point.
+func writeSwitches(w io.Writer, events []profile.SwitchEvent) {
+	if len(events) == 0 {
+		fmt.Fprintln(w, "\nswitches: none recorded")
+		return
+	}
+	fmt.Fprintln(w, "\nswitches")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "window\tat s\tto\tpoint\tranks\t")
+	perPoint := map[profile.Point]int{}
+	for _, e := range events {
+		fmt.Fprintf(tw, "%d\t%.2f\t%s\t%s\t%d\t\n", e.Window, e.First, strings.ToUpper(string(e.To)), e.Point, e.Ranks)
+		perPoint[e.Point]++
+	}
+	tw.Flush()
+	var parts []string
+	for _, p := range profile.Points {
+		if perPoint[p] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", p, perPoint[p]))
+		}
+	}
+	fmt.Fprintf(w, "switches by point: %s\n", strings.Join(parts, ", "))
 }
 
 // stateSequence abbreviates a window's phases: "ON → OFF → ON".

@@ -26,7 +26,8 @@ ghost_sync_internal_operations_total{call="fence",kind="p2p",node="1"} 6
 ghost_sync_internal_operations_total{call="fence",kind="wake",node="1"} 2
 ghost_sync_internal_operations_total{call="fence",kind="collective",node="1"} 4
 # TYPE ghost_adaptation_transitions_total counter
-ghost_adaptation_transitions_total{direction="on_to_off",node="1"} 1
+ghost_adaptation_transitions_total{direction="on_to_off",node="1",point="implicit"} 1
+ghost_adaptation_transitions_total{direction="off_to_on",node="1",point="implicit"} 0
 # TYPE ghost_user_processes gauge
 ghost_user_processes{node="1"} 1
 # TYPE ghost_busy_ratio gauge
@@ -49,7 +50,7 @@ func TestReportMetrics(t *testing.T) {
 			rows[strings.Join(strings.Fields(line), " ")] = true
 		}
 		for _, want := range []string{"1 1 3 7 0 48 B 40 B 0 B 2 1 0 0.000 - 50%", "1 put 3 1 0 48 B 16 B 0 B", "1 cas 0 6 0 0 B 24 B 0 B",
-			"1 fence 4 6 2 4 1.50 / 0.50 / 1.00"} {
+			"1 fence 4 6 2 4 1.50 / 0.50 / 1.00", "1 implicit 1 0"} {
 			if !rows[want] {
 				t.Errorf("%v: no row %q in\n%s", args, want, out.String())
 			}

@@ -43,14 +43,19 @@ func TestTraceReportAndPlot(t *testing.T) {
 	states := []profile.State{profile.StateOn, profile.StateOff, profile.StateOff, profile.StateOn}
 	for i, s := range states {
 		for rank := 0; rank < 2; rank++ {
-			records = append(records, profile.Record{Time: 100 + float64(i), Rank: rank, Interval: 1, MPI: 0.5, CR: 0.5,
-				Vote: s, Windows: []profile.WindowState{{ID: 3, State: s}}, OpsGhost: 7, OpsDirect: 1})
+			rec := profile.Record{Time: 100 + float64(i), Rank: rank, Interval: 1, MPI: 0.5, CR: 0.5,
+				Vote: s, Windows: []profile.WindowState{{ID: 3, State: s}}, OpsGhost: 7, OpsDirect: 1}
+			if i > 0 && s != states[i-1] {
+				rec.Switches = []profile.Switch{{Time: rec.Time - 0.5, Window: 3, To: s, Point: profile.PointImplicit}}
+			}
+			records = append(records, rec)
 		}
 	}
 	var out bytes.Buffer
 	writeTraceReport(&out, "t.jsonl", records)
 	text := out.String()
-	for _, want := range []string{"2 rank(s), 8 interval record(s)", "window 3: ON → OFF → ON", "OFF        4"} {
+	for _, want := range []string{"2 rank(s), 8 interval record(s)", "window 3: ON → OFF → ON", "OFF        4",
+		"switches by point: implicit 2"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q:\n%s", want, text)
 		}

@@ -25,7 +25,7 @@ type Block struct {
 	StartTicks, EndTicks uint64
 	Ops, Bytes           [NOps][NPaths]uint64
 	Syncs                [NSyncs]uint64
-	Transitions          [NDirections]uint64
+	Transitions          [NPoints][NDirections]uint64
 	// Windows and WindowsRedirected count the windows this process leads
 	// on its node (each window once per node).
 	Windows, WindowsRedirected int64
@@ -72,7 +72,7 @@ type Totals struct {
 	Users                      int
 	Ops, Bytes                 [NOps][NPaths]uint64
 	Syncs                      [NSyncs]uint64
-	Transitions                [NDirections]uint64
+	Transitions                [NPoints][NDirections]uint64
 	SyncCalls                  [NSyncCalls]uint64
 	InternalOps                [NSyncCalls][NInternal]uint64
 	Windows, WindowsRedirected int64
@@ -130,8 +130,10 @@ func Sum(s Snapshot) Totals {
 		for i := range NSyncs {
 			t.Syncs[i] += b.Syncs[i]
 		}
-		for i := range NDirections {
-			t.Transitions[i] += b.Transitions[i]
+		for p := range NPoints {
+			for i := range NDirections {
+				t.Transitions[p][i] += b.Transitions[p][i]
+			}
 		}
 		for c := range NSyncCalls {
 			t.SyncCalls[c] += b.SyncCalls[c]

@@ -40,9 +40,9 @@ func NewCollector(node int, src Source, info BuildInfo) *Collector {
 		ops:         d("ghost_rma_operations_total", "RMA operations on Ghost's windows, by operation and by path (ghost: through a ghost; direct: to the target itself through MPICH; local: by the origin in shared memory).", "op", "path"),
 		bytes:       d("ghost_rma_bytes_total", "Bytes of target memory the RMA operations accessed, by operation and path.", "op", "path"),
 		syncs:       d("ghost_epochs_total", "Synchronization calls on redirected windows, by type (lock, lock_all, fence, pscw_start, pscw_post, flush).", "type"),
-		syncCalls:   d("ghost_sync_calls_total", "Synchronization calls on redirected windows that span nodes, by call (lock, unlock, lock_all, unlock_all, flush, flush_all, fence, pscw, win_allocate, win_free); allocations and frees count on ghosts too.", "call"),
+		syncCalls:   d("ghost_sync_calls_total", "Synchronization calls on redirected windows that span nodes, by call (lock, unlock, lock_all, unlock_all, flush, flush_all, fence, pscw, win_allocate, win_free, and barrier: MPI_Barrier under GHOST_ASYNC=auto); allocations and frees count on ghosts too.", "call"),
 		internalOps: d("ghost_sync_internal_operations_total", "Internal MPI operations Ghost made on behalf of those calls, by call and kind (p2p: a lock, unlock or flush on an internal window, a command or PSCW message; wake: a rate-limited wake message to a ghost of another node; collective: one per collective call by each process making it).", "call", "kind"),
-		transitions: d("ghost_adaptation_transitions_total", "Changes of a window's agreed redirection state, by direction, counted once per window and node.", "direction"),
+		transitions: d("ghost_adaptation_transitions_total", "Changes of a window's agreed redirection state, by direction and by the agreement point where they happened (allocation, fence, set_info, implicit), counted once per window and node.", "direction", "point"),
 		state:       d("ghost_adaptation_state", "Redirected windows alive on the node whose redirection is on, and off.", "state"),
 		windows:     d("ghost_active_windows", "Redirected windows alive on the node."),
 		shm:         d("ghost_shm_bytes", "Node shared memory held by Ghost: window segments and the counter blocks."),
@@ -89,8 +89,10 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			counter(c.internalOps, float64(t.InternalOps[i][k]), call, kind)
 		}
 	}
-	for i, name := range Directions {
-		counter(c.transitions, float64(t.Transitions[i]), name)
+	for p, point := range Points {
+		for i, name := range Directions {
+			counter(c.transitions, float64(t.Transitions[p][i]), name, point)
+		}
 	}
 	gauge(c.state, float64(t.WindowsRedirected), "on")
 	gauge(c.state, float64(t.Windows-t.WindowsRedirected), "off")

@@ -26,7 +26,8 @@ func twoUsersOneGhost() Snapshot {
 	a.Ops[0][0], a.Ops[0][1], a.Bytes[0][0] = 3, 1, 48
 	b.Ops[0][0], b.Ops[5][1], b.Bytes[5][1] = 2, 6, 24
 	a.Syncs[1], b.Syncs[1], b.Syncs[5] = 2, 2, 7
-	a.Transitions[0] = 1
+	a.Transitions[3][0] = 1 // on to off at an implicit point
+	b.Transitions[1][1] = 2 // off to on at fences
 	// Fences (call 6): 4 on a, 4 on b; their flushes and barriers.
 	a.SyncCalls[6], b.SyncCalls[6] = 4, 4
 	a.InternalOps[6], b.InternalOps[6] = [NInternal]uint64{8, 1, 4}, [NInternal]uint64{4, 0, 4}
@@ -60,7 +61,7 @@ func TestSum(t *testing.T) {
 				if tot.SyncCalls[6] != 8 || tot.InternalOps[6] != [NInternal]uint64{12, 1, 8} {
 					t.Errorf("sync calls %v internal %v", tot.SyncCalls, tot.InternalOps)
 				}
-				if tot.Syncs[1] != 4 || tot.Syncs[5] != 7 || tot.Transitions[0] != 1 {
+				if tot.Syncs[1] != 4 || tot.Syncs[5] != 7 || tot.Transitions[3] != [NDirections]uint64{1, 0} || tot.Transitions[1] != [NDirections]uint64{0, 2} {
 					t.Errorf("syncs %v transitions %v", tot.Syncs, tot.Transitions)
 				}
 				if tot.Windows != 2 || tot.WindowsRedirected != 1 || tot.ShmBytes != 704 {
@@ -119,26 +120,28 @@ func sampleValue(m *dto.Metric) float64 { return value(m) }
 func TestCollector(t *testing.T) {
 	got := gather(t, NewCollector(3, fixedSource(twoUsersOneGhost()), BuildInfo{Version: "v1", MPIVersion: "4.0.2", ABI: "MPI 4.0"}))
 	want := map[string]float64{
-		"ghost_rma_operations_total{node=3,op=put,path=ghost}":              5,
-		"ghost_rma_operations_total{node=3,op=put,path=direct}":             1,
-		"ghost_rma_operations_total{node=3,op=cas,path=direct}":             6,
-		"ghost_rma_operations_total{node=3,op=get,path=ghost}":              0,
-		"ghost_rma_bytes_total{node=3,op=put,path=ghost}":                   48,
-		"ghost_epochs_total{node=3,type=lock_all}":                          4,
-		"ghost_epochs_total{node=3,type=flush}":                             7,
-		"ghost_adaptation_transitions_total{direction=on_to_off,node=3}":    1,
-		"ghost_adaptation_state{node=3,state=on}":                           1,
-		"ghost_adaptation_state{node=3,state=off}":                          1,
-		"ghost_active_windows{node=3}":                                      2,
-		"ghost_shm_bytes{node=3}":                                           704,
-		"ghost_user_processes{node=3}":                                      2,
-		"ghost_mpi_calls_total{node=3}":                                     15,
-		"ghost_mpi_time_seconds_total{node=3}":                              1.5,
-		"ghost_communication_ratio{node=3}":                                 1.5 / 8,
-		"ghost_poll_loops_total{ghost=0,node=3}":                            100,
-		"ghost_busy_seconds_total{ghost=0,node=3}":                          3,
-		"ghost_busy_ratio{ghost=0,node=3}":                                  0.75,
-		"ghost_build_info{abi=MPI 4.0,mpi_version=4.0.2,node=3,version=v1}": 1,
+		"ghost_rma_operations_total{node=3,op=put,path=ghost}":                          5,
+		"ghost_rma_operations_total{node=3,op=put,path=direct}":                         1,
+		"ghost_rma_operations_total{node=3,op=cas,path=direct}":                         6,
+		"ghost_rma_operations_total{node=3,op=get,path=ghost}":                          0,
+		"ghost_rma_bytes_total{node=3,op=put,path=ghost}":                               48,
+		"ghost_epochs_total{node=3,type=lock_all}":                                      4,
+		"ghost_epochs_total{node=3,type=flush}":                                         7,
+		"ghost_adaptation_transitions_total{direction=on_to_off,node=3,point=implicit}": 1,
+		"ghost_adaptation_transitions_total{direction=off_to_on,node=3,point=fence}":    2,
+		"ghost_adaptation_transitions_total{direction=on_to_off,node=3,point=fence}":    0,
+		"ghost_adaptation_state{node=3,state=on}":                                       1,
+		"ghost_adaptation_state{node=3,state=off}":                                      1,
+		"ghost_active_windows{node=3}":                                                  2,
+		"ghost_shm_bytes{node=3}":                                                       704,
+		"ghost_user_processes{node=3}":                                                  2,
+		"ghost_mpi_calls_total{node=3}":                                                 15,
+		"ghost_mpi_time_seconds_total{node=3}":                                          1.5,
+		"ghost_communication_ratio{node=3}":                                             1.5 / 8,
+		"ghost_poll_loops_total{ghost=0,node=3}":                                        100,
+		"ghost_busy_seconds_total{ghost=0,node=3}":                                      3,
+		"ghost_busy_ratio{ghost=0,node=3}":                                              0.75,
+		"ghost_build_info{abi=MPI 4.0,mpi_version=4.0.2,node=3,version=v1}":             1,
 	}
 	for k, v := range want {
 		if g, ok := got[k]; !ok || math.Abs(g-v) > 1e-12 {
@@ -216,13 +219,18 @@ func TestWriteTable(t *testing.T) {
 		rows[strings.Join(strings.Fields(line), " ")] = true
 	}
 	for _, want := range []string{
-		"3 2 5 7 0 48 B 24 B 0 B 11 1 0 1.500 0.19 75%",
+		"3 2 5 7 0 48 B 24 B 0 B 11 1 2 1.500 0.19 75%",
+		"3 fence 0 2",
+		"3 implicit 1 0",
 		"3 put 5 1 0 48 B 0 B 0 B",
 		"3 cas 0 6 0 0 B 24 B 0 B",
 	} {
 		if !rows[want] {
 			t.Errorf("table lacks the row %q:\n%s", want, text.String())
 		}
+	}
+	if rows["3 allocation 0 0"] || rows["3 set_info 0 0"] {
+		t.Errorf("table lists a point where nothing switched:\n%s", text.String())
 	}
 	if rows["3 get 0 0 0 B 0 B"] {
 		t.Errorf("table lists an operation never issued:\n%s", text.String())

@@ -25,8 +25,9 @@ type NodeRecord struct {
 	// their behalf, by call and kind (InternalKinds).
 	SyncCalls map[string]float64
 	Internal  map[string][NInternal]float64
-	// Transitions by direction.
+	// Transitions by direction, and by point and direction.
 	Transitions map[string]float64
+	Points      map[string][NDirections]float64
 	MPISeconds  float64
 	CR          float64
 	HasCR       bool
@@ -49,7 +50,7 @@ func ParseTextfile(r io.Reader, source string) ([]NodeRecord, error) {
 		if nodes[name] == nil {
 			nodes[name] = &NodeRecord{Source: source, Node: name, Ops: map[string][NPaths]float64{},
 				Bytes: map[string][NPaths]float64{}, Syncs: map[string]float64{},
-				Transitions: map[string]float64{}, Busy: map[string]float64{},
+				Transitions: map[string]float64{}, Points: map[string][NDirections]float64{}, Busy: map[string]float64{},
 				SyncCalls: map[string]float64{}, Internal: map[string][NInternal]float64{}}
 		}
 		return nodes[name]
@@ -85,7 +86,18 @@ func ParseTextfile(r io.Reader, source string) ([]NodeRecord, error) {
 				row[k] += v
 				n.Internal[label(m, "call")] = row
 			case "ghost_adaptation_transitions_total":
-				node(m).Transitions[label(m, "direction")] += v
+				n := node(m)
+				dir := indexOf(Directions, label(m, "direction"))
+				if dir < 0 {
+					return nil, fmt.Errorf("%s: %s: unknown direction %q", source, name, label(m, "direction"))
+				}
+				n.Transitions[Directions[dir]] += v
+				// Records written before the point label existed have none.
+				if point := label(m, "point"); point != "" {
+					row := n.Points[point]
+					row[dir] += v
+					n.Points[point] = row
+				}
 			case "ghost_mpi_time_seconds_total":
 				node(m).MPISeconds = v
 			case "ghost_communication_ratio":
@@ -178,6 +190,15 @@ func WriteTable(w io.Writer, recs []NodeRecord) error {
 				continue
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s%s\n", r.Node, op, countCols(row), byteCols(brow))
+		}
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "node\tswitched at\ton->off\toff->on\t")
+	for _, r := range recs {
+		for _, point := range Points {
+			if row := r.Points[point]; row[0]+row[1] > 0 {
+				fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t\n", r.Node, point, row[0], row[1])
+			}
 		}
 	}
 	fmt.Fprintln(tw)

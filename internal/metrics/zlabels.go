@@ -14,8 +14,9 @@ var (
 	SyncTypes = []string{"lock", "lock_all", "fence", "pscw_start", "pscw_post", "flush"}
 	// SyncCalls are the synchronization calls whose internal operations are
 	// counted (call label): flush is MPI_Win_flush and flush_local, flush_all
-	// also flush_local_all, pscw every PSCW call.
-	SyncCalls = []string{"lock", "unlock", "lock_all", "unlock_all", "flush", "flush_all", "fence", "pscw", "win_allocate", "win_free"}
+	// also flush_local_all, pscw every PSCW call, barrier MPI_Barrier under
+	// GHOST_ASYNC=auto (an implicit agreement point).
+	SyncCalls = []string{"lock", "unlock", "lock_all", "unlock_all", "flush", "flush_all", "fence", "pscw", "win_allocate", "win_free", "barrier"}
 	// InternalKinds are the kinds of those operations (kind label).
 	InternalKinds = []string{"p2p", "wake", "collective"}
 	// Directions are the adaptation transitions (direction label): redirection
@@ -32,7 +33,7 @@ const (
 	NOps        = 6
 	NPaths      = 3
 	NSyncs      = 6
-	NSyncCalls  = 10
+	NSyncCalls  = 11
 	NInternal   = 3
 	NDirections = 2
 	NPoints     = 4

@@ -15,8 +15,10 @@
  *           odd ranks (B may switch there, A may not).
  * After the phase's full barrier every rank reads A's state back, the ranks
  * compare, and rank 0 prints "phase P KIND -> on|off" (A) and
- * "phase P half -> on|off" (B). The counters are checked exactly at the end.
- * Usage: implicit [phases] [phase_ms] */
+ * "phase P half -> on|off" (B). Then come `barriers` back-to-back barriers,
+ * where no vote changes (each rank prints "rank R made N barriers"). The
+ * counters are checked exactly at the end.
+ * Usage: implicit [phases] [phase_ms] [barriers] */
 #include "check.h"
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +51,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     int phases = argc > 1 ? atoi(argv[1]) : 6;
     double phase_s = (argc > 2 ? atof(argv[2]) : 300) / 1000;
+    int barriers = argc > 3 ? atoi(argv[3]) : 0;
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -137,6 +140,10 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
     }
+
+    for (int i = 0; i < barriers; i++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    printf("rank %d made %d barriers\n", rank, barriers);
 
     long total = 0, accs = 0;
     MPI_Allreduce(&iters, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);

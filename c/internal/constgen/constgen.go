@@ -93,7 +93,7 @@ var Enums = []Enum{
 	{
 		CDoc:   "Synchronization calls on redirected windows that span nodes whose own internal MPI operations are counted (call label): every message those calls cost is attributed to the call that made it, so that the cost per call can be read against the job's size (docs/design.md, \"What a synchronization costs as the job grows\").",
 		Prefix: "CALL_", CCount: "GHOST_NCALLS", Labels: "SyncCalls", GoCount: "NSyncCalls",
-		GoDoc: "SyncCalls are the synchronization calls whose internal operations are counted (call label): flush is MPI_Win_flush and flush_local, flush_all also flush_local_all, pscw every PSCW call.",
+		GoDoc: "SyncCalls are the synchronization calls whose internal operations are counted (call label): flush is MPI_Win_flush and flush_local, flush_all also flush_local_all, pscw every PSCW call, barrier MPI_Barrier under GHOST_ASYNC=auto (an implicit agreement point).",
 		Members: []Member{
 			{C: "LOCK", Label: "lock", Doc: "MPI_Win_lock"},
 			{C: "UNLOCK", Label: "unlock", Doc: "MPI_Win_unlock"},
@@ -105,6 +105,7 @@ var Enums = []Enum{
 			{C: "PSCW", Label: "pscw", Doc: "MPI_Win_post, start, complete, wait, test"},
 			{C: "WIN_ALLOCATE", Label: "win_allocate", Doc: "MPI_Win_allocate, on users and on ghosts"},
 			{C: "WIN_FREE", Label: "win_free", Doc: "MPI_Win_free, on users and on ghosts"},
+			{C: "BARRIER", Label: "barrier", Doc: "MPI_Barrier under GHOST_ASYNC=auto: an implicit point (agree.c)"},
 		},
 	},
 	{
