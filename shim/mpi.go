@@ -55,9 +55,6 @@ func allgatherInt(c C.MPI_Comm, v int) []int {
 
 func allreduceMinInt(c C.MPI_Comm, v int) int { return allreduceMinInts(c, v)[0] }
 
-// allreduceSumInts sums each of values over c.
-func allreduceSumInts(c C.MPI_Comm, values ...int) []int { return allreduceInts(c, C.MPI_SUM, values) }
-
 // allreduceMinInts takes the minimum of each of values over c.
 func allreduceMinInts(c C.MPI_Comm, values ...int) []int { return allreduceInts(c, C.MPI_MIN, values) }
 
