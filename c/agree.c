@@ -168,9 +168,9 @@ static int agree_at(MPI_Comm comm, ghost_win_t **wins, int n, int vote)
 GHOST_DEFINE(MPI_Barrier, (MPI_Comm comm), (comm), {
     comm = GHOST_USER_COMM(comm);
     int inter = 0;
-    if (!ghost_async_auto || ghost_total_ghosts == 0 || GHOST_REAL(MPI_Comm_test_inter)(comm, &inter) != MPI_SUCCESS ||
-        inter)
-        return GHOST_REAL(MPI_Barrier)(comm);
+    if (!ghost_async_auto || ghost_total_ghosts == 0 || comm == MPI_COMM_NULL ||
+        GHOST_REAL(MPI_Comm_test_inter)(comm, &inter) != MPI_SUCCESS || inter)
+        return GHOST_REAL(MPI_Barrier)(comm); /* and its error, if comm is not valid */
     GHOST_SYNC_CALL(GHOST_CALL_BARRIER);
     int vote = ghost_prof_vote();
     ghost_win_t *wins[MAX_WINDOWS];

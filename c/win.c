@@ -24,6 +24,10 @@ static struct {
 } table[TABLE_SLOTS];
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static int table_initialized;
+/* The windows alive, packed, under table_lock: walked at every barrier
+ * under GHOST_ASYNC=auto (agree.c), which must not scan the whole table. */
+static ghost_win_t *live[TABLE_SLOTS];
+static int nlive;
 
 static inline unsigned slot_of(MPI_Win h)
 {
@@ -65,6 +69,7 @@ int ghost_win_register(ghost_win_t *w)
         if (table[i].handle == MPI_WIN_NULL || table[i].handle == TOMBSTONE) {
             table[i].w = w;
             __atomic_store_n(&table[i].handle, w->user, __ATOMIC_RELEASE);
+            live[nlive++] = w;
             rc = 0;
             break;
         }
@@ -80,6 +85,11 @@ void ghost_win_unregister(ghost_win_t *w)
 {
     ghost_count_window(w, -1);
     pthread_mutex_lock(&table_lock);
+    for (int i = 0; i < nlive; i++)
+        if (live[i] == w) {
+            live[i] = live[--nlive];
+            break;
+        }
     for (unsigned i = slot_of(w->user), n = 0; n < TABLE_SLOTS; i = (i + 1) & (TABLE_SLOTS - 1), n++) {
         if (table[i].handle == w->user) {
             __atomic_store_n(&table[i].handle, TOMBSTONE, __ATOMIC_RELEASE);
@@ -96,13 +106,10 @@ void ghost_win_unregister(ghost_win_t *w)
  * lock, so that no other thread frees one meanwhile. Returns how many. */
 static int each_window(int max, void (*fn)(ghost_win_t *w, int i, void *arg), void *arg)
 {
-    int n = 0;
     pthread_mutex_lock(&table_lock);
-    for (int i = 0; table_initialized && i < TABLE_SLOTS && n < max; i++) {
-        MPI_Win h = table[i].handle;
-        if (h != MPI_WIN_NULL && h != TOMBSTONE)
-            fn(table[i].w, n++, arg);
-    }
+    int n = nlive < max ? nlive : max;
+    for (int i = 0; i < n; i++)
+        fn(live[i], i, arg);
     pthread_mutex_unlock(&table_lock);
     return n;
 }
