@@ -179,32 +179,42 @@ var suites = []Suite{
 		Wide:   true,
 		Charts: []Chart{categoryChart{Title: "wait-idle: 8-byte op+flush, idle target, us", Unit: "us", Log: true}},
 	},
-	{
-		Name:    "multiphase",
+	multiphaseSuite("multiphase", "fence", "16 fenced steps per phase"),
+	multiphaseSuite("multiphase-passive", "passive", "the window in one lock_all(MPI_MODE_NOCHECK) "+
+		"epoch for the whole run and 16 steps per phase, each closed by flush_all and MPI_Barrier as "+
+		"Global Arrays' sync does, so that Ghost can switch only at implicit points"),
+	countingSuite(),
+	appsSuite(),
+}
+
+// multiphaseSuite is the adaptive Casper paper's 8-phase pattern with the
+// given synchronization between steps (the program's fence|passive),
+// described by steps.
+func multiphaseSuite(name, sync, steps string) Suite {
+	return Suite{
+		Name:    name,
 		Program: "multiphase.c",
 		About: "The adaptive Casper paper's 8-phase pattern (COMP, COMP, COMM, COMM, twice), scaled to " +
 			"this machine: in COMP phases each rank computes 40 ms in chunks (1 ms on even ranks, 2 ms on " +
 			"odd ones, as ranks rarely compute in step) and accumulates into its neighbour between them; " +
-			"in COMM phases every rank accumulates into every rank in a tight loop; 16 fenced steps per " +
-			"phase. Redirection fixed on or off, switched by the program before each phase (U), or " +
+			"in COMM phases every rank accumulates into every rank in a tight loop; " + steps + ". " +
+			"Redirection fixed on or off, switched by the program before each phase (U), or " +
 			"chosen by Ghost from its profile (P, and GP with the ghosts' exchange, which steers only " +
 			"PUT/GET: the program issues accumulates).",
-		// Work per phase, then chunk_us; the configuration puts the mode
-		// (static|user) first.
-		Args:    fixed([]string{"40", "1000"}, []string{"16", "1000"}),
+		// Work per phase, chunk_us and the synchronization; the
+		// configuration puts the mode (static|user) first.
+		Args:    fixed([]string{"40", "1000", sync}, []string{"16", "1000", sync}),
 		Configs: []string{"static-on", "static-off", "U", "P", "GP"},
 		Rounds:  5,
 		Parse:   parsePhases,
 		Section: writeMultiphase,
 		Charts: []Chart{
-			categoryChart{Title: "multiphase: median time per phase, s", Unit: "s",
+			categoryChart{Title: name + ": median time per phase, s", Unit: "s",
 				Match: func(m string) bool { return m != totalMetric }},
-			categoryChart{Title: "multiphase: median total time, s", Unit: "s",
+			categoryChart{Title: name + ": median total time, s", Unit: "s",
 				Match: func(m string) bool { return m == totalMetric }},
 		},
-	},
-	countingSuite(),
-	appsSuite(),
+	}
 }
 
 // findSuites resolves a comma-separated list of suite names; "all" selects

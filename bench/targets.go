@@ -101,6 +101,11 @@ var targets = []Target{
 		Config: "U", Versus: "static-on", OrVersus: []string{"static-off"}, Limit: 1},
 	{Goal: "multiphase: P within 15% of U", Suite: "multiphase", Metric: totalMetric, Config: "P", Versus: "U", Limit: 1.15},
 	{Goal: "multiphase: GP within 15% of U", Suite: "multiphase", Metric: totalMetric, Config: "GP", Versus: "U", Limit: 1.15},
+	// Issue 13: the passive-target variant, where auto switches only at
+	// implicit points (flush_all + MPI_Barrier).
+	{Goal: "multiphase-passive: U at or below the better static configuration", Suite: "multiphase-passive", Metric: totalMetric,
+		Config: "U", Versus: "static-on", OrVersus: []string{"static-off"}, Limit: 1},
+	{Goal: "multiphase-passive: P within 15% of U", Suite: "multiphase-passive", Metric: totalMetric, Config: "P", Versus: "U", Limit: 1.15},
 }
 
 // evaluate judges every target against the suites of one report; a target

@@ -13,14 +13,20 @@
  *    rounds with a flush_all each. Nothing waits for computation, and
  *    routing every target of a node through its ghost only adds a hop.
  *
- * Every phase is STEPS steps, each closed by a fence: the agreement points
- * of GHOST_ASYNC=auto, so a phase can switch after its first steps, as in an
- * application that synchronizes within its phases.
+ * Every phase is STEPS steps, each closed by a synchronization of every
+ * rank: an agreement point of GHOST_ASYNC=auto, so a phase can switch after
+ * its first steps, as in an application that synchronizes within its
+ * phases. With argv[4] = "fence" (the default) each step is a lock_all
+ * epoch closed by unlock_all and MPI_Win_fence. With "passive" the window
+ * stays in one lock_all(MPI_MODE_NOCHECK) epoch for the whole run and each
+ * step ends with flush_all and MPI_Barrier, as Global Arrays' sync does:
+ * the program never fences, and auto can switch only at implicit points.
  * With argv[1] = "user" the program switches redirection itself before each
  * phase, on for COMP and off for COMM, with MPI_Win_set_info(async_config,
  * symmetric=true): the user-guided strategy.
  *
  * Usage: multiphase [static|user] [work per phase, default 40] [chunk_us, default 1000]
+ *                   [fence|passive]
  * Rank 0 prints "ranks N" (the size of MPI_COMM_WORLD), then
  * "phase I KIND seconds STATE" per phase and "total seconds correct|WRONG";
  * the accumulated value is checked exactly. bench/multiphase.go reads it. */
@@ -73,9 +79,18 @@ int main(int argc, char **argv)
     int user = argc > 1 && strcmp(argv[1], "user") == 0;
     int work = argc > 2 ? atoi(argv[2]) : 40;
     double chunk_us = argc > 3 ? atof(argv[3]) : 1000;
+    const char *sync = argc > 4 ? argv[4] : "fence";
+    int passive = strcmp(sync, "passive") == 0;
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (!passive && strcmp(sync, "fence") != 0) {
+        if (rank == 0)
+            fprintf(stderr, "multiphase: synchronization \"%s\" is not valid: accepted values are fence or passive\n",
+                    sync);
+        MPI_Finalize();
+        return 2;
+    }
     if (rank == 0)
         printf("ranks %d\n", size);
     long *mem;
@@ -89,6 +104,8 @@ int main(int argc, char **argv)
     int stretch = rank % 2 ? 2 : 1;
     long one = 1, sent = 0;
     double total = 0;
+    if (passive)
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
     for (int p = 0; p < 8; p++) {
         int comm = comm_phase[p];
         if (user)
@@ -96,7 +113,8 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = now();
         for (int step = 0; step < STEPS; step++) {
-            MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+            if (!passive)
+                MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
             if (comm) {
                 for (int i = 0; i < work * 100 / STEPS; i++) { /* rounded down */
                     for (int t = 0; t < size; t++)
@@ -116,8 +134,13 @@ int main(int argc, char **argv)
                     sent++;
                 }
             }
-            MPI_Win_unlock_all(win);
-            MPI_Win_fence(0, win);
+            if (passive) {
+                MPI_Win_flush_all(win);
+                MPI_Barrier(MPI_COMM_WORLD);
+            } else {
+                MPI_Win_unlock_all(win);
+                MPI_Win_fence(0, win);
+            }
         }
         double mine = now() - t0, slowest;
         MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -127,6 +150,11 @@ int main(int argc, char **argv)
             printf("phase %d %s %.4f %s\n", p, comm ? "COMM" : "COMP", slowest, on ? "ON" : "OFF");
             fflush(stdout);
         }
+    }
+    /* Every accumulate is complete and visible before the values are read. */
+    if (passive) {
+        MPI_Win_unlock_all(win);
+        MPI_Win_fence(0, win);
     }
     long all = 0, landed = 0;
     MPI_Allreduce(&sent, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
