@@ -67,8 +67,11 @@ int ghost_prof_cr(void);
 /* Ends the current prediction interval now (at finalize, so that the last
  * partial interval reaches the predictor and the trace). */
 void ghost_prof_flush(void);
+/* ticks of the current wrapped call were spent waiting for other ranks (in
+ * MPI_Barrier): not communication, so not part of CR (c/prof.c). */
+void ghost_prof_wait(uint64_t ticks);
 /* Nonzero under GHOST_ASYNC=auto: windows agree on the votes at fences,
- * allocation and MPI_Win_set_info(symmetric=true). */
+ * allocation, MPI_Win_set_info(symmetric=true) and implicit points. */
 extern int ghost_async_auto;
 
 /* Ghost defines the PMPI_ names too (mpi_f08 and tools call them), so its
@@ -169,8 +172,9 @@ void ghost_stdout_restore(void);
 extern int ghostAfterInit(int provided);
 /* Called at the start of MPI_Finalize on user processes. */
 extern void ghostBeforeFinalize(void);
-/* The predictor (adapt/): an interval's MPI ticks and length in, a vote out. */
-extern int ghostPredict(uint64_t mpi_ticks, uint64_t total_ticks);
+/* The predictor (adapt/): an interval's MPI ticks and length, both without
+ * the ticks spent waiting in barriers, and those ticks; a vote out. */
+extern int ghostPredict(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_ticks);
 /* Window-wide agreement (adapt/): votes for redirection out of n, current state. */
 extern int ghostAgree(int on_votes, int n, int cr_sum);
 /* A window's agreed state changed to on at point (GHOST_POINT_*), for the

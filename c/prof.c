@@ -10,6 +10,13 @@
  * Every GHOST_PREDICT_INT, the call that ends an interval hands its MPI time
  * and its length to the Go predictor (adapt/): one Go call per interval, never
  * one per MPI call.
+ *
+ * Time spent waiting for other ranks in MPI_Barrier (agree.c reports it,
+ * ghost_prof_wait) is neither communication nor computation: it is taken
+ * out of both the MPI time and the interval, so that CR is the share of
+ * communication in the time the rank did not wait. Otherwise a rank that
+ * waits at barriers for neighbours that compute votes as if it
+ * communicated, and the vote feeds itself (issue 13).
  */
 #include "counters.h"
 #include "ghost.h"
@@ -29,6 +36,7 @@ static __thread struct {
     uint64_t mpi_ticks;
     uint64_t interval_start;
     uint64_t interval_mpi;
+    uint64_t interval_wait; /* of interval_mpi, waiting in barriers */
     int depth; /* wrapped calls in progress: Ghost's own calls nest */
 } prof;
 
@@ -75,14 +83,24 @@ double ghost_tsc_hz(void)
 static void close_interval(uint64_t now)
 {
     if (prof.interval_start) {
-        int cr = (int)((double)prof.interval_mpi * GHOST_CR_SCALE / (double)(now - prof.interval_start));
+        uint64_t wait = prof.interval_wait < prof.interval_mpi ? prof.interval_wait : prof.interval_mpi;
+        uint64_t comm = prof.interval_mpi - wait, span = now - prof.interval_start - wait;
+        int cr = span ? (int)((double)comm * GHOST_CR_SCALE / (double)span) : 0;
         __atomic_store_n(&last_cr, cr, __ATOMIC_RELAXED);
-        int vote = ghostPredict(prof.interval_mpi, now - prof.interval_start);
+        int vote = ghostPredict(comm, span, wait);
         __atomic_store_n(&ghost_vote, vote, __ATOMIC_RELAXED);
         ghost_gp_publish(vote);
     }
     prof.interval_start = now;
     prof.interval_mpi = 0;
+    prof.interval_wait = 0;
+}
+
+void ghost_prof_wait(uint64_t ticks)
+{
+    /* Only the part since the interval began, as for the MPI time. */
+    uint64_t since_start = ghost_ticks() - prof.interval_start;
+    prof.interval_wait += ticks < since_start ? ticks : since_start;
 }
 
 /* Only the outermost wrapped call is timed: Ghost's control plane calls

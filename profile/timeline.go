@@ -88,17 +88,19 @@ type RankSummary struct {
 	Intervals int
 	Seconds   float64 // recorded time
 	MPI       float64 // of which inside MPI
+	Wait      float64 // of which waiting in barriers
 	VotesOn   int
 	OpsGhost  uint64
 	OpsDirect uint64
 }
 
-// CR is the rank's communication ratio over the whole trace.
+// CR is the rank's communication ratio over the whole trace, with the time
+// waiting in barriers left out of both terms, as the predictor sees it.
 func (s RankSummary) CR() float64 {
-	if s.Seconds == 0 {
+	if s.Seconds-s.Wait <= 0 {
 		return 0
 	}
-	return s.MPI / s.Seconds
+	return (s.MPI - s.Wait) / (s.Seconds - s.Wait)
 }
 
 // Ranks totals the records per rank, in rank order.
@@ -113,6 +115,7 @@ func Ranks(records []Record) []RankSummary {
 		s.Intervals++
 		s.Seconds += r.Interval
 		s.MPI += r.MPI
+		s.Wait += r.Wait
 		if r.Vote == StateOn {
 			s.VotesOn++
 		}

@@ -60,7 +60,10 @@ type Record struct {
 	Rank     int     `json:"rank"`     // in the application's MPI_COMM_WORLD
 	Interval float64 `json:"interval"` // length, seconds
 	MPI      float64 `json:"mpi"`      // time inside MPI calls, seconds
-	CR       float64 `json:"cr"`       // MPI / Interval
+	// Wait is the part of MPI spent waiting for other ranks in
+	// MPI_Barrier: neither communication nor computation.
+	Wait float64 `json:"wait"`
+	CR   float64 `json:"cr"` // (MPI - Wait) / (Interval - Wait)
 	// Vote is this process's prediction for the next interval: on or off.
 	Vote State `json:"vote"`
 	// Windows holds every window alive at the end of the interval.
@@ -160,8 +163,8 @@ func (r Record) validate() error {
 	if r.Rank < 0 {
 		return fmt.Errorf("rank %d is negative", r.Rank)
 	}
-	if r.Interval < 0 || r.MPI < 0 {
-		return fmt.Errorf("negative interval or MPI time")
+	if r.Interval < 0 || r.MPI < 0 || r.Wait < 0 {
+		return fmt.Errorf("negative interval, MPI or wait time")
 	}
 	if r.Vote != StateOn && r.Vote != StateOff {
 		return fmt.Errorf("vote %q is neither on nor off", r.Vote)

@@ -71,12 +71,15 @@ func setupProfiling(cfg config.Config) {
 	}
 }
 
-// ghostPredict is called by the C timers once per prediction interval.
+// ghostPredict is called by the C timers once per prediction interval with
+// its MPI time and length, both without the time spent waiting in barriers,
+// and that time (c/prof.c).
 //
 //export ghostPredict
-func ghostPredict(mpiTicks, totalTicks C.uint64_t) C.int {
-	on := predictor.Observe(uint64(mpiTicks), uint64(totalTicks))
-	trace.record(uint64(mpiTicks), uint64(totalTicks), predictor.LastCR(), on)
+func ghostPredict(commTicks, spanTicks, waitTicks C.uint64_t) C.int {
+	on := predictor.Observe(uint64(commTicks), uint64(spanTicks))
+	wait := uint64(waitTicks)
+	trace.record(uint64(commTicks)+wait, uint64(spanTicks)+wait, wait, predictor.LastCR(), on)
 	self.log.debugf("user rank %d: CR %.3f over the last interval, votes redirection %s",
 		self.userRank(), predictor.LastCR(), onOff(on))
 	return boolInt(on)

@@ -91,9 +91,9 @@ func (t *tracer) switched(s profile.Switch) {
 	t.switches = append(t.switches, s)
 }
 
-// record writes one interval: its MPI and total ticks, and the vote the
-// predictor made from them.
-func (t *tracer) record(mpiTicks, totalTicks uint64, cr float64, vote bool) {
+// record writes one interval: its MPI, total and barrier-wait ticks (the
+// wait is part of both), and the CR and vote the predictor made from them.
+func (t *tracer) record(mpiTicks, totalTicks, waitTicks uint64, cr float64, vote bool) {
 	if t == nil {
 		return
 	}
@@ -108,6 +108,7 @@ func (t *tracer) record(mpiTicks, totalTicks uint64, cr float64, vote bool) {
 		Rank:      t.rank,
 		Interval:  float64(totalTicks) / t.tscHz,
 		MPI:       float64(mpiTicks) / t.tscHz,
+		Wait:      float64(waitTicks) / t.tscHz,
 		CR:        cr,
 		Vote:      stateOf(vote),
 		Windows:   windowStates(),

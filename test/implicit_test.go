@@ -65,6 +65,18 @@ func TestImplicitPointsSwitchSafely(t *testing.T) {
 			if err != nil {
 				t.Fatalf("reading the trace: %v\n%s", err, r)
 			}
+			// Barrier time is recorded apart, as part of the MPI time, and
+			// left out of CR: every rank spent some waiting in barriers.
+			for _, s := range profile.Ranks(records) {
+				if s.Wait <= 0 || s.Wait > s.MPI {
+					t.Errorf("rank %d: %.4f s waiting in barriers of %.4f s in MPI", s.Rank, s.Wait, s.MPI)
+				}
+			}
+			for _, rec := range records {
+				if rec.CR < 0 || rec.CR > 1 || rec.Wait > rec.MPI {
+					t.Errorf("record %+v: CR outside [0, 1] or wait above MPI time", rec)
+				}
+			}
 			implicit := 0
 			for _, e := range profile.Switches(records) {
 				switch e.Point {
