@@ -270,7 +270,7 @@ GHOST_DEFINE(MPI_Win_unlock, (int rank, MPI_Win win), (rank, win), {
     t->lock_type = 0;
     t->granted = 0;
     if (__atomic_sub_fetch(&w->nlocked, 1, __ATOMIC_RELAXED) == 0 && rc == MPI_SUCCESS)
-        ghost_ops_complete(w); /* agree.c */
+        ghost_last_unlock(w); /* agree.c */
     return ghost_win_error(w, rc);
 })
 

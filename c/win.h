@@ -140,8 +140,17 @@ typedef struct ghost_win {
 } ghost_win_t;
 
 /* Every operation this origin issued on w is complete: called at the end of
- * a successful flush_all, unlock_all, fence, and unlock of the last lock. */
+ * a successful flush_all, unlock_all and fence. */
 static inline void ghost_ops_complete(ghost_win_t *w) { w->issued = 0; }
+
+/* The unlock of this origin's last lock on w completed the operations of
+ * its lock epochs; those issued in a fence or PSCW access epoch that is
+ * still open (a program that mixes them) are not covered. */
+static inline void ghost_last_unlock(ghost_win_t *w)
+{
+    if (!w->fence_open && !w->access_open)
+        ghost_ops_complete(w);
+}
 
 /* The rank that carries this origin's operations to t in the window's
  * current state, and the displacement there of byte 0 of t's segment. */

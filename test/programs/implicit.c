@@ -3,9 +3,11 @@
  * lock_all(MPI_MODE_NOCHECK) for its whole life, phases that end with
  * flush_all on every window and MPI_Barrier.
  *
- * Window A spans MPI_COMM_WORLD; window B spans `half`, the even ranks.
+ * Window A spans MPI_COMM_WORLD; window B spans `half`, the even ranks;
+ * window C spans MPI_COMM_WORLD and is used only in exclusive lock epochs
+ * (lock, accumulate, unlock), whose last unlock completes its operations.
  * Communication phases count on rank 0 of A with MPI_Accumulate,
- * MPI_Fetch_and_op and Compare_and_swap loops (and accumulate on B);
+ * MPI_Fetch_and_op and Compare_and_swap loops (and accumulate on B and C);
  * compute phases spin outside MPI. Before the barrier that ends a phase,
  * each phase also makes one barrier where a switch of A is not safe, and
  * checks that A kept its state on every rank there:
@@ -14,8 +16,8 @@
  *   kind 2: the barrier is over `half`, B's communicator, which misses A's
  *           odd ranks (B may switch there, A may not).
  * After the phase's full barrier every rank reads A's state back, the ranks
- * compare, and rank 0 prints "phase P KIND -> on|off" (A) and
- * "phase P half -> on|off" (B). Then come `barriers` back-to-back barriers,
+ * compare, and rank 0 prints "phase P KIND -> on|off" (A),
+ * "phase P half -> on|off" (B) and "phase P lock KIND -> on|off" (C). Then come `barriers` back-to-back barriers,
  * where no vote changes (each rank prints "rank R made N barriers"). The
  * counters are checked exactly at the end.
  * Usage: implicit [phases] [phase_ms] [barriers] */
@@ -59,10 +61,12 @@ int main(int argc, char **argv)
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2 == 0 ? 0 : MPI_UNDEFINED, rank, &half);
     MPI_Comm_split(MPI_COMM_WORLD, rank < size - 1 ? 0 : MPI_UNDEFINED, rank, &but_last);
 
-    long *a, *b = NULL;
-    MPI_Win wa, wb = MPI_WIN_NULL;
+    long *a, *b = NULL, *c;
+    MPI_Win wa, wb = MPI_WIN_NULL, wc;
     MPI_Win_allocate(SLOTS * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &a, &wa);
     memset(a, 0, SLOTS * sizeof(long));
+    MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &c, &wc);
+    *c = 0;
     if (half != MPI_COMM_NULL) {
         MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, half, &b, &wb);
         *b = 0;
@@ -92,6 +96,9 @@ int main(int argc, char **argv)
                 }
                 if (wb != MPI_WIN_NULL)
                     MPI_Accumulate(&one, 1, MPI_LONG, 0, 0, 1, MPI_LONG, MPI_SUM, wb);
+                MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, wc);
+                MPI_Accumulate(&one, 1, MPI_LONG, 0, 0, 1, MPI_LONG, MPI_SUM, wc);
+                MPI_Win_unlock(0, wc);
                 iters++;
             }
         } else {
@@ -134,9 +141,11 @@ int main(int argc, char **argv)
         agree_on(wa, MPI_COMM_WORLD, -1, "after the full barrier", p);
         if (half != MPI_COMM_NULL)
             agree_on(wb, half, -1, "B after the full barrier", p);
+        agree_on(wc, MPI_COMM_WORLD, -1, "C after the full barrier", p);
         if (rank == 0) {
             printf("phase %d %s -> %s\n", p, comm ? "comm" : "compute", state_on(wa) ? "on" : "off");
             printf("phase %d half -> %s\n", p, state_on(wb) ? "on" : "off");
+            printf("phase %d lock %s -> %s\n", p, comm ? "comm" : "compute", state_on(wc) ? "on" : "off");
             fflush(stdout);
         }
     }
@@ -161,11 +170,18 @@ int main(int argc, char **argv)
         CHECK(a[CAS] == total, "CAS total %ld, expected %ld", a[CAS], total);
         CHECK(*b == btotal, "B total %ld, expected %ld", *b, btotal);
     }
+    /* C's epochs are closed; rank 0 reads its own total in one of its own. */
+    if (rank == 0) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, wc);
+        CHECK(*c == total, "C total %ld, expected %ld", *c, total);
+        MPI_Win_unlock(0, wc);
+    }
     MPI_Win_unlock_all(wa);
     if (wb != MPI_WIN_NULL)
         MPI_Win_unlock_all(wb);
     if (wb != MPI_WIN_NULL)
         MPI_Win_free(&wb);
+    MPI_Win_free(&wc);
     MPI_Win_free(&wa);
     if (half != MPI_COMM_NULL)
         MPI_Comm_free(&half);
