@@ -1,47 +1,40 @@
 /*
- * Synchronization on redirected windows, translated onto the internal ones:
+ * Synchronization on redirected windows. Every epoch's operations travel on
+ * the global window, which stays under lock_all(NOCHECK) for the window's
+ * whole life; what each epoch adds:
  *
- *  - lock(t): a lock on t's bound ghost in lock window slot(t). All targets
- *    of a node share their ghosts, and MPI allows one lock per origin per
- *    rank and window, so each local user gets its own lock window.
- *  - lock_all: a shared lock per target on those same windows, so that it
- *    still excludes other origins' exclusive locks. With MPI_MODE_NOCHECK,
- *    or when epochs_used rules out "lock", nothing can conflict and the
- *    global window, locked for the window's whole life, is used instead.
+ *  - lock(t): Ghost's own reader-writer lock word of t (below), taken with
+ *    MPI atomics through t's agent. MPI_MODE_NOCHECK takes nothing.
+ *  - lock_all: a shared lock on every target's word, so that it still
+ *    excludes other origins' exclusive locks. With MPI_MODE_NOCHECK, or when
+ *    epochs_used rules out "lock", nothing can conflict and nothing is taken.
  *  - fence: flush the global window, sync memory, barrier on a private
  *    communicator of the users; NOPRECEDE skips the flush, NOSUCCEED closes
  *    the access epoch.
  *  - PSCW: passive mode on the global window, with post and complete
- *    messages on a private communicator, never the application's.
+ *    messages on a private communicator, never the application's, under a
+ *    tag of this window's own.
  */
 #include "agree.h"
 #include "counters.h"
 #include "local.h"
 #include "win.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { TAG_POST = 1, TAG_COMPLETE = 2 };
+/* PSCW messages on w->pscw, which all windows over one communicator may
+ * share: the window's own pair of tags keeps their messages apart. */
+#define TAG_POST(w) ((w)->tag)
+#define TAG_COMPLETE(w) ((w)->tag + 1)
 
 /* An internal point-to-point operation (lock, unlock, flush, a get, a post
  * or complete message) and an internal collective, counted for the call
  * being served (counters.h) before they are made. */
 #define P2P(op) (ghost_count_internal(GHOST_INTERNAL_P2P, 1), (op))
 #define COLLECTIVE(op) (ghost_count_internal(GHOST_INTERNAL_COLLECTIVE, 1), (op))
-
-/* Lock windows exist only when epochs_used includes "lock". */
-static int require_lock_windows(ghost_win_t *w, const char *call)
-{
-    if (w->lwin)
-        return MPI_SUCCESS;
-    static int told;
-    if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
-        fprintf(stderr, "ghost: error: %s on a window whose epochs_used info hint excludes "
-                        "\"lock\"; add lock to epochs_used or leave the hint unset\n", call);
-    return MPI_ERR_RMA_SYNC;
-}
 
 static int valid_target(ghost_win_t *w, int rank)
 {
@@ -114,74 +107,21 @@ static void wake_covered(ghost_win_t *w)
         wake_target(w, &w->t[COVERED_RANK(list, i)]);
 }
 
-/* Takes the extra locks that let PUT/GET spread over t's node: shared and
- * NOCHECK on the other ghosts, because the bound ghost's lock, granted
- * first, already gives the exclusion. */
-static int lock_others(ghost_win_t *w, ghost_target_t *t, MPI_Win iw)
-{
-    int rc = MPI_SUCCESS;
-    t->spread_locked = w->redirect && spreads(t);
-    if (t->spread_locked)
-        for (int i = 0; i < t->nghosts && rc == MPI_SUCCESS; i++)
-            if (t->ghosts[i] != t->bound)
-                rc = P2P(GHOST_REAL(MPI_Win_lock)(MPI_LOCK_SHARED, t->ghosts[i], MPI_MODE_NOCHECK, iw));
-    return rc;
-}
-
-/* Takes t's main lock on the rank the current state says, and the extra
- * ones that let PUT/GET spread. */
-static int lock_target(ghost_win_t *w, ghost_target_t *t, int lock_type, int assert, MPI_Win iw)
-{
-    t->locked_rank = ghost_anchor(w, t);
-    int rc = P2P(GHOST_REAL(MPI_Win_lock)(lock_type, t->locked_rank, assert, iw));
-    if (rc == MPI_SUCCESS)
-        rc = lock_others(w, t, iw);
-    return rc;
-}
-
-/* Releases t's locks. The operations spread to the other ghosts complete
- * first: only then may the bound ghost's lock, which is what excludes other
- * origins, be released. */
-static int unlock_target(ghost_win_t *w, ghost_target_t *t, MPI_Win iw)
+/* Flushes this origin's operations to t on the global window, wherever
+ * they went: t's agent, the node's other ghosts when PUT/GET spread, and the
+ * other path of GP and of the hardware bypass (rma.c). */
+static int flush_target(ghost_win_t *w, ghost_target_t *t, int (*flush)(int, MPI_Win))
 {
     unsigned waiting = ghost_waiting_on;
     ghost_waiting_on |= local_ghosts_of(w, t);
-    int rc = MPI_SUCCESS;
-    if (t->spread_locked)
-        for (int i = 0; i < t->nghosts; i++)
-            if (t->ghosts[i] != t->bound) {
-                int rc2 = P2P(GHOST_REAL(MPI_Win_unlock)(t->ghosts[i], iw));
-                if (rc == MPI_SUCCESS)
-                    rc = rc2;
-            }
-    int rc2 = P2P(GHOST_REAL(MPI_Win_unlock)(t->locked_rank, iw));
-    t->spread_locked = 0;
-    ghost_waiting_on = waiting;
-    return rc == MPI_SUCCESS ? rc2 : rc;
-}
-
-/* Flushes t's operations on iw, wherever they went. A completed remote
- * flush also proves t's main lock granted; a local one does not (MPICH may
- * hold the operations until the lock comes, and complete them locally
- * before). */
-static int flush_target(ghost_win_t *w, ghost_target_t *t, MPI_Win iw, int (*flush)(int, MPI_Win))
-{
-    unsigned waiting = ghost_waiting_on;
-    ghost_waiting_on |= local_ghosts_of(w, t);
-    int locked = ghost_in_lock_epoch(w, t);
-    int main_rank = locked ? t->locked_rank : ghost_anchor(w, t);
-    int rc = P2P(flush(main_rank, iw));
-    /* GP's other path and the hardware bypass exist in the global window
-     * only (see rma.c). */
-    if (rc == MPI_SUCCESS && !locked && (ghost_gp_enabled || (ghost_hw_bypass && w->redirect)))
-        rc = P2P(flush(main_rank == t->self ? t->bound : t->self, iw));
-    int spread = locked ? t->spread_locked : (w->redirect && spreads(t));
-    if (spread)
+    int main_rank = ghost_anchor(w, t);
+    int rc = P2P(flush(main_rank, w->gwin));
+    if (rc == MPI_SUCCESS && (ghost_gp_enabled || (ghost_hw_bypass && w->redirect)))
+        rc = P2P(flush(main_rank == t->self ? t->bound : t->self, w->gwin));
+    if (w->redirect && spreads(t))
         for (int i = 0; i < t->nghosts && rc == MPI_SUCCESS; i++)
             if (t->ghosts[i] != t->bound)
-                rc = P2P(flush(t->ghosts[i], iw));
-    if (rc == MPI_SUCCESS && flush == GHOST_REAL(MPI_Win_flush))
-        __atomic_store_n(&t->granted, 1, __ATOMIC_RELEASE);
+                rc = P2P(flush(t->ghosts[i], w->gwin));
     ghost_waiting_on = waiting;
     return rc;
 }
@@ -196,28 +136,162 @@ static int flush_global(ghost_win_t *w, int (*flush)(int, MPI_Win))
     const int *list;
     int n = covered(w, &list);
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
-        rc = flush_target(w, &w->t[COVERED_RANK(list, i)], w->gwin, flush);
+        rc = flush_target(w, &w->t[COVERED_RANK(list, i)], flush);
     return rc;
 }
 
-/* After locking itself, a process may load and store its own segment, so
- * the lock must really be held when MPI_Win_lock returns; MPICH may take
- * locks lazily, at the first operation. A 1-byte get flushed at once forces
- * it. */
-static int force_self_lock(ghost_win_t *w, ghost_target_t *t, MPI_Win iw)
+/* ---- lock words --------------------------------------------------------- */
+
+/*
+ * Each target of a redirected window has a lock word: 8 bytes in a cache
+ * line of their own after its segment, in the memory its ghosts expose (the
+ * node segment) and that it exposes itself. The word counts readers (bits
+ * 0-31) and writers waiting (bits 32-61), and bit 62 says a writer holds it.
+ *
+ * It is only ever touched with MPI atomics on the global window, through one
+ * agent per target: the rank ghost_anchor names (the bound ghost when the
+ * window is redirected, the target itself when not; the state switches only
+ * at points where no lock is held). MPICH applies an atomic inside the
+ * agent's progress engine with plain loads and stores, so atomics through
+ * two agents, or a CPU atomic beside an MPI one, would not exclude each
+ * other; through one agent they are serialized, whichever node the origin
+ * is on. That is why an origin on the target's node takes the same MPI path
+ * as one on another node.
+ *
+ *  - shared: add a reader; if a writer holds the word or waits for it, take
+ *    the reader back and try again later.
+ *  - exclusive: announce a waiting writer (readers that hold nothing then
+ *    stay away, so a writer cannot starve), then compare-and-swap "no
+ *    readers, no writer" into "writer" (one waiter less).
+ *
+ * A reader that already holds a lock word defers to no waiting writer: a
+ * lock_all holds several shared words, and two of them each waiting behind
+ * a writer that waits for the other would deadlock. Readers give way only
+ * while they hold nothing.
+ *
+ * Between tries the origin backs off (exponential, bounded) and drives
+ * MPICH's progress, since it is inside an MPI call and its own exposure may
+ * be what others wait on (redirection off: the target is its own agent).
+ */
+#define WORD_READER 1LL
+#define WORD_WAITER (1LL << 32)
+#define WORD_WRITER (1LL << 62)
+#define WORD_READERS 0xffffffffLL
+
+/* Lock words this process holds, on every window: see "defers" above. */
+static int words_held;
+
+/* One atomic on t's lock word through the agent, completed. cmp != NULL:
+ * compare-and-swap with *add as the new value. */
+static int word_atomic(ghost_win_t *w, const ghost_target_t *t, int64_t add, const int64_t *cmp,
+                       int64_t *old, MPI_Op op)
 {
-    if (w->no_local_load_store || t->size == 0)
-        return MPI_SUCCESS;
-    char scratch;
-    int rc = P2P(GHOST_REAL(MPI_Get)(&scratch, 1, MPI_BYTE, t->locked_rank, ghost_anchor_base(w, t), 1,
-                                     MPI_BYTE, iw));
+    unsigned waiting = ghost_waiting_on;
+    ghost_waiting_on |= local_ghosts_of(w, t);
+    if (w->redirect)
+        ghost_wake(t, t->bound_idx);
+    int rc = cmp ? P2P(GHOST_REAL(MPI_Compare_and_swap)(&add, cmp, old, MPI_INT64_T, t->locked_rank,
+                                                        t->locked_word, w->gwin))
+                 : P2P(GHOST_REAL(MPI_Fetch_and_op)(&add, old, MPI_INT64_T, t->locked_rank,
+                                                    t->locked_word, op, w->gwin));
     if (rc == MPI_SUCCESS)
-        rc = flush_target(w, t, iw, GHOST_REAL(MPI_Win_flush));
+        rc = P2P(GHOST_REAL(MPI_Win_flush)(t->locked_rank, w->gwin));
+    ghost_waiting_on = waiting;
+    return rc;
+}
+
+static inline int word_add(ghost_win_t *w, const ghost_target_t *t, int64_t add, int64_t *old)
+{
+    return word_atomic(w, t, add, NULL, old, MPI_SUM);
+}
+
+/* Waits *delay_ns, driving progress, and doubles it up to a bound: short
+ * enough that a released lock is seen soon, long enough that a contended
+ * word does not flood its agent with atomics. */
+static void word_backoff(uint64_t *delay_ns)
+{
+    uint64_t until = ghost_now_ns() + *delay_ns;
+    do {
+        int flag;
+        GHOST_REAL(MPI_Iprobe)(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        sched_yield();
+    } while (ghost_now_ns() < until);
+    if (*delay_ns < 256000)
+        *delay_ns *= 2;
+}
+
+/* Takes t's lock word through the agent the window's state names now; it
+ * is released through the same one (word_release). */
+static int word_acquire(ghost_win_t *w, ghost_target_t *t, int type)
+{
+    t->locked_rank = ghost_anchor(w, t);
+    t->locked_word = ghost_anchor_base(w, t) + t->lock_disp;
+    uint64_t delay = 1000;
+    int64_t old, cur;
+    int rc;
+    if (type == MPI_LOCK_SHARED) {
+        for (;;) {
+            if ((rc = word_add(w, t, WORD_READER, &old)) != MPI_SUCCESS)
+                return rc;
+            if (!(old & WORD_WRITER) && (!(old & ~WORD_READERS) || __atomic_load_n(&words_held, __ATOMIC_RELAXED)))
+                break;
+            if ((rc = word_add(w, t, -WORD_READER, &old)) != MPI_SUCCESS)
+                return rc;
+            word_backoff(&delay);
+        }
+    } else {
+        if ((rc = word_add(w, t, WORD_WAITER, &old)) != MPI_SUCCESS)
+            return rc;
+        cur = old + WORD_WAITER;
+        for (;;) {
+            if (!(cur & (WORD_WRITER | WORD_READERS))) {
+                int64_t want = cur - WORD_WAITER + WORD_WRITER;
+                if ((rc = word_atomic(w, t, want, &cur, &old, MPI_OP_NULL)) != MPI_SUCCESS)
+                    return rc;
+                if (old == cur)
+                    break;
+                cur = old;
+                continue;
+            }
+            word_backoff(&delay);
+            if ((rc = word_atomic(w, t, 0, NULL, &cur, MPI_NO_OP)) != MPI_SUCCESS)
+                return rc;
+        }
+    }
+    __atomic_add_fetch(&words_held, 1, __ATOMIC_RELAXED);
+    /* Loads and stores of the origin's own segment follow the acquisition. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return MPI_SUCCESS;
+}
+
+static int word_release(ghost_win_t *w, ghost_target_t *t, int type)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    int64_t old;
+    int rc = word_add(w, t, type == MPI_LOCK_SHARED ? -WORD_READER : -WORD_WRITER, &old);
+    __atomic_sub_fetch(&words_held, 1, __ATOMIC_RELAXED);
+    return rc;
+}
+
+/* Ends this origin's lock epoch on t: its operations complete wherever they
+ * went, then the word is released, so the next holder sees them. */
+static int unlock_target(ghost_win_t *w, ghost_target_t *t, int type)
+{
+    int rc = flush_target(w, t, GHOST_REAL(MPI_Win_flush));
+    if (!t->nocheck) {
+        int rc2 = word_release(w, t, type);
+        if (rc == MPI_SUCCESS)
+            rc = rc2;
+    }
+    t->nocheck = 0;
     return rc;
 }
 
 /* ---- passive target ----------------------------------------------------- */
 
+/* MPI_Win_lock returns with the lock held (MPI lets a lock block), so a
+ * process that locks itself may load and store its segment at once, and
+ * PUT/GET to a same-node target may copy directly (rma.c). */
 GHOST_DEFINE(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win), (lock_type, rank, assert, win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
@@ -228,25 +302,23 @@ GHOST_DEFINE(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win), (
         return MPI_SUCCESS;
     if (!valid_target(w, rank))
         return ghost_win_error(w, MPI_ERR_RANK);
-    int rc = require_lock_windows(w, "MPI_Win_lock");
-    if (rc != MPI_SUCCESS)
-        return ghost_win_error(w, rc);
-    GHOST_SYNC_CALL(GHOST_CALL_LOCK);
+    if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
+        return ghost_win_error(w, MPI_ERR_LOCKTYPE);
     ghost_target_t *t = &w->t[rank];
-    MPI_Win iw = w->lwin[t->slot];
+    if (t->lock_type || w->lockall)
+        return ghost_win_error(w, MPI_ERR_RMA_SYNC);
+    GHOST_SYNC_CALL(GHOST_CALL_LOCK);
     wake_target(w, t);
-    /* MPI_MODE_NOCHECK is only a hint, and MPICH 4.0.2 hangs a later
-     * exclusive lock on a rank that has seen a NOCHECK lock and an ordinary
-     * one from the same origin: the internal lock window always gets a real
-     * lock. */
-    rc = lock_target(w, t, lock_type, assert & ~MPI_MODE_NOCHECK, iw);
+    int rc = MPI_SUCCESS;
+    /* MPI_MODE_NOCHECK: no other origin holds or will ask for a
+     * conflicting lock, so there is nothing to take. */
+    t->nocheck = (assert & MPI_MODE_NOCHECK) != 0;
+    if (!t->nocheck)
+        rc = word_acquire(w, t, lock_type);
     if (rc == MPI_SUCCESS) {
         ghost_count_sync(GHOST_SYNC_LOCK);
-        t->granted = (assert & MPI_MODE_NOCHECK) != 0;
         t->lock_type = lock_type;
         __atomic_add_fetch(&w->nlocked, 1, __ATOMIC_RELAXED);
-        if (rank == w->rank)
-            rc = force_self_lock(w, t, iw);
     }
     return ghost_win_error(w, rc);
 })
@@ -262,13 +334,12 @@ GHOST_DEFINE(MPI_Win_unlock, (int rank, MPI_Win win), (rank, win), {
     if (!valid_target(w, rank))
         return ghost_win_error(w, MPI_ERR_RANK);
     ghost_target_t *t = &w->t[rank];
-    if (!t->lock_type || !w->lwin)
+    if (!t->lock_type)
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
     GHOST_SYNC_CALL(GHOST_CALL_UNLOCK);
     wake_target(w, t);
-    int rc = unlock_target(w, t, w->lwin[t->slot]);
+    int rc = unlock_target(w, t, t->lock_type);
     t->lock_type = 0;
-    t->granted = 0;
     if (__atomic_sub_fetch(&w->nlocked, 1, __ATOMIC_RELAXED) == 0 && rc == MPI_SUCCESS)
         ghost_last_unlock(w); /* agree.c */
     return ghost_win_error(w, rc);
@@ -280,23 +351,27 @@ GHOST_DEFINE(MPI_Win_lock_all, (int assert, MPI_Win win), (assert, win), {
         return GHOST_REAL(MPI_Win_lock_all)(assert, win);
     if (w->local)
         return ghost_win_error(w, ghost_local_lock_all(w, assert));
-    if (w->lockall)
+    if (w->lockall || __atomic_load_n(&w->nlocked, __ATOMIC_RELAXED))
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
     ghost_count_sync(GHOST_SYNC_LOCK_ALL);
     GHOST_SYNC_CALL(GHOST_CALL_LOCK_ALL);
-    if ((assert & MPI_MODE_NOCHECK) || !w->lwin) {
+    /* Without "lock" in epochs_used nobody takes an exclusive lock. */
+    if ((assert & MPI_MODE_NOCHECK) || !(w->epochs & GHOST_EPOCH_LOCK)) {
         w->lockall = GHOST_LOCKALL_NOCHECK;
         return MPI_SUCCESS;
     }
-    int rc = MPI_SUCCESS;
+    int rc = MPI_SUCCESS, r;
     wake_all(w);
-    for (int r = 0; r < w->nusers && rc == MPI_SUCCESS; r++) {
-        ghost_target_t *t = &w->t[r];
-        rc = lock_target(w, t, MPI_LOCK_SHARED, 0, w->lwin[t->slot]);
-        t->granted = 0;
+    for (r = 0; r < w->nusers && rc == MPI_SUCCESS; r++)
+        rc = word_acquire(w, &w->t[r], MPI_LOCK_SHARED);
+    if (rc != MPI_SUCCESS) {
+        /* Give back what was taken: the epoch did not open. */
+        for (int q = 0; q < r - 1; q++)
+            word_release(w, &w->t[q], MPI_LOCK_SHARED);
+        return ghost_win_error(w, rc);
     }
     w->lockall = GHOST_LOCKALL_LOCKS;
-    return ghost_win_error(w, rc);
+    return MPI_SUCCESS;
 })
 
 GHOST_DEFINE(MPI_Win_unlock_all, (MPI_Win win), (win), {
@@ -305,24 +380,15 @@ GHOST_DEFINE(MPI_Win_unlock_all, (MPI_Win win), (win), {
         return GHOST_REAL(MPI_Win_unlock_all)(win);
     if (w->local)
         return ghost_win_error(w, ghost_local_unlock_all(w));
+    if (!w->lockall)
+        return ghost_win_error(w, MPI_ERR_RMA_SYNC);
     GHOST_SYNC_CALL(GHOST_CALL_UNLOCK_ALL);
-    int rc = MPI_SUCCESS;
-    switch (w->lockall) {
-    case GHOST_LOCKALL_LOCKS:
-        wake_all(w);
-        for (int r = 0; r < w->nusers; r++) {
-            int rc2 = unlock_target(w, &w->t[r], w->lwin[w->t[r].slot]);
-            w->t[r].granted = 0;
-            if (rc == MPI_SUCCESS)
-                rc = rc2;
-        }
-        break;
-    case GHOST_LOCKALL_NOCHECK:
-        wake_covered(w);
-        rc = flush_global(w, GHOST_REAL(MPI_Win_flush));
-        break;
-    default:
-        rc = MPI_ERR_RMA_SYNC;
+    wake_covered(w);
+    int rc = flush_global(w, GHOST_REAL(MPI_Win_flush));
+    for (int r = 0; w->lockall == GHOST_LOCKALL_LOCKS && r < w->nusers; r++) {
+        int rc2 = word_release(w, &w->t[r], MPI_LOCK_SHARED);
+        if (rc == MPI_SUCCESS)
+            rc = rc2;
     }
     w->lockall = GHOST_LOCKALL_NONE;
     if (rc == MPI_SUCCESS) {
@@ -348,17 +414,14 @@ static int flush_one(MPI_Win win, int rank, flush_fn real)
         return ghost_win_error(w, MPI_ERR_RANK);
     ghost_count_sync(GHOST_SYNC_FLUSH);
     GHOST_SYNC_CALL(GHOST_CALL_FLUSH);
-    MPI_Win iw;
-    int rc = ghost_epoch_window(w, rank, &iw);
+    if (ghost_epoch_of(w, rank) == GHOST_EPOCH_NONE)
+        return ghost_win_error(w, MPI_ERR_RMA_SYNC);
     wake_target(w, &w->t[rank]);
-    if (rc == MPI_SUCCESS)
-        rc = flush_target(w, &w->t[rank], iw, real);
-    return ghost_win_error(w, rc);
+    return ghost_win_error(w, flush_target(w, &w->t[rank], real));
 }
 
-/* Flushes every internal window this origin holds an epoch on, rank by
- * rank (see flush_global): the lock windows of locked targets, and the
- * global window. */
+/* Flushes the global window rank by rank (see flush_global), when this
+ * origin holds an epoch on the window. */
 static int flush_every(MPI_Win win, flush_fn one, flush_all_fn all)
 {
     ghost_win_t *w = ghost_redirected(win);
@@ -370,15 +433,7 @@ static int flush_every(MPI_Win win, flush_fn one, flush_all_fn all)
     GHOST_SYNC_CALL(GHOST_CALL_FLUSH_ALL);
     int rc = MPI_SUCCESS;
     wake_covered(w);
-    const int *list;
-    int n = covered(w, &list);
-    int locks = w->lockall == GHOST_LOCKALL_LOCKS || __atomic_load_n(&w->nlocked, __ATOMIC_RELAXED) > 0;
-    for (int i = 0; locks && i < n && rc == MPI_SUCCESS; i++) {
-        ghost_target_t *t = &w->t[COVERED_RANK(list, i)];
-        if (ghost_in_lock_epoch(w, t))
-            rc = flush_target(w, t, w->lwin[t->slot], one);
-    }
-    if (rc == MPI_SUCCESS && (w->lockall == GHOST_LOCKALL_NOCHECK || w->fence_open || w->access_open))
+    if (w->lockall || w->fence_open || w->access_open || __atomic_load_n(&w->nlocked, __ATOMIC_RELAXED) > 0)
         rc = flush_global(w, one);
     /* Only a remote flush completes the operations at their targets. */
     if (rc == MPI_SUCCESS && one == GHOST_REAL(MPI_Win_flush)) {
@@ -510,7 +565,7 @@ GHOST_DEFINE(MPI_Win_post, (MPI_Group group, int assert, MPI_Win win), (group, a
     rc = GHOST_REAL(MPI_Win_sync)(w->gwin);
     for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
         if (!(assert & MPI_MODE_NOCHECK))
-            rc = P2P(GHOST_REAL(MPI_Send)(NULL, 0, MPI_BYTE, w->exposure[i], TAG_POST, w->pscw));
+            rc = P2P(GHOST_REAL(MPI_Send)(NULL, 0, MPI_BYTE, w->exposure[i], TAG_POST(w), w->pscw));
     w->nexposure = n;
     if (rc == MPI_SUCCESS)
         ghost_count_sync(GHOST_SYNC_POST);
@@ -532,7 +587,7 @@ GHOST_DEFINE(MPI_Win_start, (MPI_Group group, int assert, MPI_Win win), (group, 
         wake_target(w, &w->t[w->access[i]]);
     for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
         if (!(assert & MPI_MODE_NOCHECK))
-            rc = GHOST_REAL(MPI_Recv)(NULL, 0, MPI_BYTE, w->access[i], TAG_POST, w->pscw,
+            rc = GHOST_REAL(MPI_Recv)(NULL, 0, MPI_BYTE, w->access[i], TAG_POST(w), w->pscw,
                                       MPI_STATUS_IGNORE);
     w->naccess = rc == MPI_SUCCESS ? n : 0;
     w->access_open = rc == MPI_SUCCESS;
@@ -554,9 +609,9 @@ GHOST_DEFINE(MPI_Win_complete, (MPI_Win win), (win), {
     for (int i = 0; i < w->naccess; i++)
         wake_target(w, &w->t[w->access[i]]);
     for (int i = 0; rc == MPI_SUCCESS && i < w->naccess; i++)
-        rc = flush_target(w, &w->t[w->access[i]], w->gwin, GHOST_REAL(MPI_Win_flush));
+        rc = flush_target(w, &w->t[w->access[i]], GHOST_REAL(MPI_Win_flush));
     for (int i = 0; rc == MPI_SUCCESS && i < w->naccess; i++)
-        rc = P2P(GHOST_REAL(MPI_Send)(NULL, 0, MPI_BYTE, w->access[i], TAG_COMPLETE, w->pscw));
+        rc = P2P(GHOST_REAL(MPI_Send)(NULL, 0, MPI_BYTE, w->access[i], TAG_COMPLETE(w), w->pscw));
     w->naccess = 0;
     w->access_open = 0;
     return ghost_win_error(w, rc);
@@ -570,11 +625,11 @@ static int collect_completes(ghost_win_t *w, int block)
         int origin = w->exposure[w->nexposure - 1];
         if (!block) {
             int arrived = 0;
-            rc = GHOST_REAL(MPI_Iprobe)(origin, TAG_COMPLETE, w->pscw, &arrived, MPI_STATUS_IGNORE);
+            rc = GHOST_REAL(MPI_Iprobe)(origin, TAG_COMPLETE(w), w->pscw, &arrived, MPI_STATUS_IGNORE);
             if (rc != MPI_SUCCESS || !arrived)
                 break;
         }
-        rc = GHOST_REAL(MPI_Recv)(NULL, 0, MPI_BYTE, origin, TAG_COMPLETE, w->pscw,
+        rc = GHOST_REAL(MPI_Recv)(NULL, 0, MPI_BYTE, origin, TAG_COMPLETE(w), w->pscw,
                                   MPI_STATUS_IGNORE);
         if (rc == MPI_SUCCESS)
             w->nexposure--;
@@ -665,33 +720,15 @@ GHOST_DEFINE(MPI_Win_shared_query_c, (MPI_Win win, int rank, MPI_Aint *size, MPI
              })
 
 /* The flavor and the memory model are those of the window the application
- * asked for. A redirected window's handle is a window created over the
- * process's own segment, so its base, size and disp_unit come from MPICH. A
- * plain window's size was rounded up for alignment: report the size asked
- * for. A node-local window answers all three itself. */
+ * asked for. A redirected or node-local window's handle may be a dynamic
+ * window, whose base, size and disp_unit MPICH does not know, and a plain
+ * window's size was rounded up for alignment: Ghost answers for the memory
+ * the application asked for (ghost_win_attr). */
 GHOST_DEFINE(MPI_Win_get_attr, (MPI_Win win, int keyval, void *attribute_val, int *flag), (win, keyval, attribute_val, flag), {
-    static int flavor_allocate = MPI_WIN_FLAVOR_ALLOCATE;
-    static int model_unified = MPI_WIN_UNIFIED;
     ghost_win_t *w = ghost_win_find(win);
-    if (!w)
-        return GHOST_REAL(MPI_Win_get_attr)(win, keyval, attribute_val, flag);
-    /* A node-local window's handle may be a dynamic window (local.c), whose
-     * base, size and disp_unit MPICH does not know. */
-    int own_geometry = w->plain || w->local;
-    *flag = 1;
-    if (keyval == MPI_WIN_CREATE_FLAVOR)
-        *(int **)attribute_val = &flavor_allocate;
-    else if (keyval == MPI_WIN_MODEL)
-        *(int **)attribute_val = &model_unified;
-    else if (keyval == MPI_WIN_SIZE && own_geometry)
-        *(MPI_Aint **)attribute_val = &w->size;
-    else if (keyval == MPI_WIN_BASE && w->local)
-        *(void **)attribute_val = w->base;
-    else if (keyval == MPI_WIN_DISP_UNIT && w->local)
-        *(int **)attribute_val = &w->disp_unit;
-    else
-        return GHOST_REAL(MPI_Win_get_attr)(win, keyval, attribute_val, flag);
-    return MPI_SUCCESS;
+    if (w && ghost_win_attr(w, keyval, attribute_val, flag))
+        return MPI_SUCCESS;
+    return GHOST_REAL(MPI_Win_get_attr)(win, keyval, attribute_val, flag);
 })
 
 /* async_config switches redirection: at the next fence, or inside the call

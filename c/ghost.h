@@ -91,7 +91,7 @@ extern int ghost_hw_bypass;
  * is ever touched. */
 enum ghost_cmd_op {
     GHOST_CMD_FINALIZE = 1,
-    GHOST_CMD_WIN_ALLOCATE, /* arg: window id, users, epochs; then the users' world ranks */
+    GHOST_CMD_WIN_ALLOCATE, /* arg: window id, users; then the users' world ranks */
     GHOST_CMD_WIN_FREE,     /* arg: window id */
 };
 

@@ -591,7 +591,7 @@ int ghost_local_wait(ghost_win_t *w, int block, int *done)
 static ghost_win_t *new_window(int n, int me, MPI_Win handle, void *base, MPI_Aint size, int disp_unit,
                                const ghost_hints_t *hints)
 {
-    ghost_win_t *w = ghost_win_new(n, 0);
+    ghost_win_t *w = ghost_win_new(n);
     if (!w)
         return NULL;
     if (!(w->seen = calloc(2 * (size_t)n, sizeof(uint32_t)))) {

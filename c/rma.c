@@ -22,9 +22,10 @@
 #include <x86intrin.h>
 
 /* Translates (target rank, displacement) into (ghost, byte displacement,
- * internal window). MPI_PROC_NULL stays MPI_PROC_NULL on the global window,
- * which is always in an epoch, so MPICH itself completes it as a no-op
- * (request operations get a completed request). */
+ * internal window). Every epoch's operations travel on the global window,
+ * which is always locked (epoch.c). MPI_PROC_NULL stays MPI_PROC_NULL there,
+ * so MPICH itself completes it as a no-op (request operations get a
+ * completed request). */
 static inline int translate(ghost_win_t *w, int *rank, MPI_Aint *disp, MPI_Win *iw, MPI_Count count,
                             MPI_Datatype type)
 {
@@ -36,9 +37,9 @@ static inline int translate(ghost_win_t *w, int *rank, MPI_Aint *disp, MPI_Win *
         return MPI_ERR_RANK;
     if (!ghost_in_range(&w->t[*rank], *disp, count, type))
         return MPI_ERR_RMA_RANGE;
-    int rc = ghost_epoch_window(w, *rank, iw);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    if (ghost_epoch_of(w, *rank) == GHOST_EPOCH_NONE)
+        return MPI_ERR_RMA_SYNC;
+    *iw = w->gwin;
     const ghost_target_t *t = &w->t[*rank];
     *disp = ghost_anchor_base(w, t) + *disp * t->disp_unit;
     *rank = ghost_anchor(w, t);
@@ -49,17 +50,13 @@ static inline int translate(ghost_win_t *w, int *rank, MPI_Aint *disp, MPI_Win *
 
 int ghost_load_policy = GHOST_LOAD_STATIC;
 
-/* Whether PUT/GET to t may go to any ghost of its node: only when the
- * policy says so and every ghost is already in t's epoch, which for a lock
- * epoch means the bound ghost's lock is known granted (the others are held
- * with NOCHECK under it). Accumulates never spread. */
+/* Whether PUT/GET to t may go to any ghost of its node: when the policy
+ * says so. Every ghost is under this origin's lock_all(NOCHECK) on the
+ * global window, and a lock epoch's exclusion is the lock word's, held
+ * before MPI_Win_lock returned. Accumulates never spread. */
 static inline int may_spread(ghost_win_t *w, const ghost_target_t *t)
 {
-    if (ghost_load_policy == GHOST_LOAD_STATIC || t->nghosts < 2 || !w->redirect)
-        return 0;
-    if (ghost_in_lock_epoch(w, t))
-        return t->spread_locked && __atomic_load_n(&t->granted, __ATOMIC_ACQUIRE);
-    return 1; /* the global window: every ghost is under lock_all(NOCHECK) */
+    return ghost_load_policy != GHOST_LOAD_STATIC && t->nghosts >= 2 && w->redirect;
 }
 
 /* Returns the index, in t->ghosts, of the ghost for one PUT/GET. */
@@ -91,15 +88,12 @@ static inline int pick_ghost(ghost_target_t *t, MPI_Aint bytes)
 /* GP: whether this PUT/GET to t should take the path the window's state
  * does not: straight to a target that predicts redirection off (it is
  * communicating, so it progresses by itself), or through the ghost of one
- * that predicts on (it computes). Only in the global window, where every
- * rank is under this origin's lock_all(NOCHECK): fence, PSCW and
- * lock_all(NOCHECK) epochs. Lock epochs would need a NOCHECK lock on the
- * other rank of the same lock window, and MPICH 4.0.2 then stops granting
- * real locks there once the state flips (seen as a hang); there PUT/GET
- * follow the agreed state. */
+ * that predicts on (it computes). Both are ranks of the global window, on
+ * which every epoch travels; a lock epoch's exclusion is its lock word's,
+ * whichever rank carries the data. */
 static inline int gp_other_path(ghost_win_t *w, const ghost_target_t *t)
 {
-    if (!ghost_gp_enabled || ghost_in_lock_epoch(w, t))
+    if (!ghost_gp_enabled)
         return 0;
     return ghost_gp_vote_of(t->world) == (w->redirect ? GHOST_VOTE_OFF : GHOST_VOTE_ON);
 }
@@ -110,19 +104,16 @@ int ghost_hw_bypass = 0;
 
 /* Hardware bypass: a PUT/GET of predefined, contiguous datatypes on both
  * sides goes straight to the target, whose NIC completes it without the
- * target's CPU, instead of through its ghost. Only in the global window
- * (fence, PSCW, lock_all(NOCHECK) epochs), where every rank is already
- * under this origin's lock_all(NOCHECK); lock epochs stay on the ghosts for
- * the reason gp_other_path gives (a NOCHECK lock on the target beside the
- * ghost's lock hangs later real locks in MPICH 4.0.2). Derived types stay
- * on the ghosts: MPICH unpacks them in software at the target.
- * Accumulate-type operations never come here. */
+ * target's CPU, instead of through its ghost, in any epoch (the target is
+ * a rank of the global window too). Derived types stay on the ghosts:
+ * MPICH unpacks them in software at the target. Accumulate-type operations
+ * never come here. */
 static inline int hw_direct(ghost_win_t *w, int target, MPI_Datatype otype, MPI_Datatype ttype)
 {
     if (__builtin_expect(!ghost_hw_bypass, 1) || !w->redirect || !GHOST_BUILTIN_TYPE(otype) ||
         !GHOST_BUILTIN_TYPE(ttype) || (unsigned)target >= (unsigned)w->nusers)
         return 0;
-    return ghost_epoch_of(w, target) == GHOST_EPOCH_IN_GLOBAL;
+    return ghost_epoch_of(w, target) != GHOST_EPOCH_NONE;
 }
 
 /* Whether a PUT/GET to target r of a window that spans nodes may be a copy
@@ -130,20 +121,15 @@ static inline int hw_direct(ghost_win_t *w, int target, MPI_Datatype otype, MPI_
  * on a node-local window: r lies on this node (t->addr, unless
  * GHOST_NODE_LOCAL=off), and nobody else can hold an exclusive lock on r
  * meanwhile. In a lock epoch (a lock on r, or a lock_all made of shared
- * locks) that needs this origin's lock on r known granted, since MPICH may
- * take it lazily: until then the operation goes through the ghost. Under
+ * locks) this origin's lock word is held from MPI_Win_lock on. Under
  * lock_all(NOCHECK), or in a fence epoch, the application promised no
- * conflicting lock. A PSCW access epoch stays on the ghost path, whose
- * operations MPICH holds until the target's post arrives. Accumulates
+ * conflicting lock. A PSCW access epoch keeps the ghost path. Accumulates
  * never come here: their atomicity is the bound ghost's. */
 static inline int same_node_direct(const ghost_win_t *w, int r)
 {
     if ((unsigned)r >= (unsigned)w->nusers || !w->t[r].addr)
         return 0;
-    const ghost_target_t *t = &w->t[r];
-    if (ghost_in_lock_epoch(w, t))
-        return __atomic_load_n(&t->granted, __ATOMIC_ACQUIRE);
-    return w->lockall == GHOST_LOCKALL_NOCHECK || w->fence_open;
+    return ghost_in_lock_epoch(w, &w->t[r]) || w->lockall == GHOST_LOCKALL_NOCHECK || w->fence_open;
 }
 
 /* translate for PUT and GET, which may bypass the ghosts (GHOST_HW_BYPASS),

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TABLE_SLOTS 4096 /* power of two; windows alive at once stay well below */
+#define TABLE_SLOTS GHOST_WIN_TABLE_SLOTS
 #define TOMBSTONE ((MPI_Win)-1)
 
 static struct {
@@ -138,7 +138,7 @@ int ghost_win_states(int64_t *ids, int *states, int max)
     return each_window(max, state_of, &o);
 }
 
-ghost_win_t *ghost_win_new(int nusers, int nlwin)
+ghost_win_t *ghost_win_new(int nusers)
 {
     ghost_win_t *w = calloc(1, sizeof *w);
     w->nusers = nusers;
@@ -146,12 +146,6 @@ ghost_win_t *ghost_win_new(int nusers, int nlwin)
     w->access = calloc(nusers > 0 ? nusers : 1, sizeof(int));
     w->exposure = calloc(nusers > 0 ? nusers : 1, sizeof(int));
     w->touched = calloc(nusers > 0 ? nusers : 1, sizeof(int));
-    w->nlwin = nlwin;
-    if (nlwin > 0) {
-        w->lwin = malloc(sizeof(MPI_Win) * nlwin);
-        for (int i = 0; i < nlwin; i++)
-            w->lwin[i] = MPI_WIN_NULL;
-    }
     w->user = w->gwin = w->shm = MPI_WIN_NULL;
     w->wincomm = w->pscw = MPI_COMM_NULL;
     return w;
@@ -164,7 +158,6 @@ void ghost_win_delete(ghost_win_t *w)
     free(w->exposure);
     free(w->touched);
     free(w->seen);
-    free(w->lwin);
     free(w);
 }
 
@@ -191,6 +184,26 @@ int ghost_win_error(ghost_win_t *w, int code)
     return code;
 }
 
+int ghost_win_attr(ghost_win_t *w, int keyval, void *attribute_val, int *flag)
+{
+    static int flavor_allocate = MPI_WIN_FLAVOR_ALLOCATE;
+    static int model_unified = MPI_WIN_UNIFIED;
+    if (keyval == MPI_WIN_BASE)
+        *(void **)attribute_val = w->base;
+    else if (keyval == MPI_WIN_SIZE)
+        *(MPI_Aint **)attribute_val = &w->size;
+    else if (keyval == MPI_WIN_DISP_UNIT)
+        *(int **)attribute_val = &w->disp_unit;
+    else if (keyval == MPI_WIN_CREATE_FLAVOR)
+        *(int **)attribute_val = &flavor_allocate;
+    else if (keyval == MPI_WIN_MODEL)
+        *(int **)attribute_val = &model_unified;
+    else
+        return 0;
+    *flag = 1;
+    return 1;
+}
+
 /* ---- building blocks ---------------------------------------------------- */
 
 /* Allocates this process's part of its node's shared segment. Segments are
@@ -199,12 +212,22 @@ int ghost_win_error(ghost_win_t *w, int code)
 int ghost_segment_alloc(MPI_Comm node, MPI_Aint bytes, MPI_Win *shm, void **base,
                         void **node_base, MPI_Aint *node_bytes)
 {
+    /* MPICH 4.0.2 fails an assertion (and aborts) inside
+     * MPI_Win_allocate_shared when no context id is left, where
+     * MPI_Comm_dup returns an error that every member of node sees: ask
+     * the cheap way first, so that the limit comes back as an error. */
+    MPI_Comm probe;
+    ghost_count_internal(GHOST_INTERNAL_COLLECTIVE, 1);
+    int rc = GHOST_REAL(MPI_Comm_dup)(node, &probe);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    GHOST_REAL(MPI_Comm_free)(&probe);
     MPI_Info info;
     PMPI_Info_create(&info);
     PMPI_Info_set(info, "alloc_shared_noncontig", "false");
     /* The shared allocation and the allreduce below (counters.h). */
     ghost_count_internal(GHOST_INTERNAL_COLLECTIVE, 2);
-    int rc = GHOST_REAL(MPI_Win_allocate_shared)(bytes, 1, info, node, base, shm);
+    rc = GHOST_REAL(MPI_Win_allocate_shared)(bytes, 1, info, node, base, shm);
     PMPI_Info_free(&info);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Allreduce(&bytes, node_bytes, 1, MPI_AINT, MPI_SUM, node);
@@ -241,11 +264,12 @@ int ghost_info_get(MPI_Info info, const char *key, char *value, int len, int *fl
     return PMPI_Info_get_string(info, key, &buflen, value, flag);
 }
 
-int ghost_user_window(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                      MPI_Win *win)
+/* A dynamic window with nothing attached: the cheapest window MPICH makes
+ * (one context id, no memory registration), and no RMA ever goes to it. */
+int ghost_user_window(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     ghost_count_internal(GHOST_INTERNAL_COLLECTIVE, 1);
-    return GHOST_REAL(MPI_Win_create)(size > 0 ? base : NULL, size, disp_unit, info, comm, win);
+    return GHOST_REAL(MPI_Win_create_dynamic)(info, comm, win);
 }
 
 int ghost_free_user_window(MPI_Win *win)
@@ -278,6 +302,115 @@ int ghost_unlock_all(MPI_Win win)
     return GHOST_REAL(MPI_Win_unlock_all)(win);
 }
 
+/* ---- private communicators --------------------------------------------- */
+
+/* One cached duplicate: held by its communicator's attribute and by each
+ * window over it. Windows take the lowest free pair of tags; every member
+ * of the communicator allocates and frees its windows in the same order
+ * (both are collective, and MPI_Win_free passes a barrier before it gives
+ * the tags back), so every member picks the same pair. */
+typedef struct {
+    MPI_Comm dup;
+    int refs;
+    int nslots;
+    unsigned char *used; /* by slot: its tags are TAG_FIRST + 2 * slot and the next */
+} comm_private_t;
+
+enum { TAG_FIRST = 1 };
+static int private_keyval = MPI_KEYVAL_INVALID;
+static pthread_mutex_t private_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int private_unref(comm_private_t *p)
+{
+    if (--p->refs > 0)
+        return MPI_SUCCESS;
+    int rc = GHOST_REAL(MPI_Comm_free)(&p->dup);
+    free(p->used);
+    free(p);
+    return rc;
+}
+
+/* The communicator is being freed (or its attribute deleted): windows over
+ * it may still be alive, and keep the duplicate until they are freed. */
+static int private_delete(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm, (void)keyval, (void)extra;
+    return private_unref(value);
+}
+
+int ghost_comm_private(MPI_Comm comm, int own, ghost_win_t *w)
+{
+    w->pscw_ref = NULL;
+    w->tag = TAG_FIRST;
+    if (own) {
+        ghost_count_internal(GHOST_INTERNAL_COLLECTIVE, 1);
+        return GHOST_REAL(MPI_Comm_dup)(comm, &w->pscw);
+    }
+    int rc = MPI_SUCCESS;
+    pthread_mutex_lock(&private_lock);
+    if (private_keyval == MPI_KEYVAL_INVALID)
+        rc = GHOST_REAL(MPI_Comm_create_keyval)(MPI_COMM_NULL_COPY_FN, private_delete, &private_keyval, NULL);
+    pthread_mutex_unlock(&private_lock);
+    comm_private_t *p = NULL;
+    int found = 0;
+    if (rc == MPI_SUCCESS)
+        rc = GHOST_REAL(MPI_Comm_get_attr)(comm, private_keyval, &p, &found);
+    if (rc == MPI_SUCCESS && !found) {
+        /* Every member misses together: the attribute is set by the
+         * collective that creates the first window over comm. */
+        p = calloc(1, sizeof *p);
+        if (!p)
+            return MPI_ERR_NO_MEM;
+        ghost_count_internal(GHOST_INTERNAL_COLLECTIVE, 1);
+        rc = GHOST_REAL(MPI_Comm_dup)(comm, &p->dup);
+        if (rc == MPI_SUCCESS) {
+            p->refs = 1;
+            rc = GHOST_REAL(MPI_Comm_set_attr)(comm, private_keyval, p);
+            if (rc != MPI_SUCCESS)
+                private_unref(p);
+        } else {
+            free(p);
+        }
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int slot = 0;
+    while (slot < p->nslots && p->used[slot])
+        slot++;
+    int *ub, flag = 0;
+    GHOST_REAL(MPI_Comm_get_attr)(p->dup, MPI_TAG_UB, &ub, &flag);
+    if (flag && TAG_FIRST + 2 * (long)slot + 1 > *ub)
+        return MPI_ERR_NO_MEM; /* more live windows over comm than tags: the same on every member */
+    if (slot == p->nslots) {
+        int n = p->nslots ? 2 * p->nslots : 64;
+        unsigned char *used = realloc(p->used, (size_t)n);
+        if (!used)
+            return MPI_ERR_NO_MEM;
+        memset(used + p->nslots, 0, (size_t)(n - p->nslots));
+        p->used = used;
+        p->nslots = n;
+    }
+    p->used[slot] = 1;
+    p->refs++;
+    w->pscw = p->dup;
+    w->tag = TAG_FIRST + 2 * slot;
+    w->pscw_ref = p;
+    return MPI_SUCCESS;
+}
+
+int ghost_comm_private_release(ghost_win_t *w)
+{
+    comm_private_t *p = w->pscw_ref;
+    if (!p) {
+        ghost_count_internal(GHOST_INTERNAL_COLLECTIVE, 1);
+        return w->pscw == MPI_COMM_NULL ? MPI_SUCCESS : GHOST_REAL(MPI_Comm_free)(&w->pscw);
+    }
+    p->used[(w->tag - TAG_FIRST) / 2] = 0;
+    w->pscw = MPI_COMM_NULL;
+    w->pscw_ref = NULL;
+    return private_unref(p);
+}
+
 /* ---- MPI_Win_allocate --------------------------------------------------- */
 
 #define SEGMENT_ALIGN 64 /* redirect.SegmentAlign */
@@ -289,7 +422,7 @@ int ghost_win_allocate_plain(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
     int rc = GHOST_REAL(MPI_Win_allocate)(rounded, disp_unit, info, comm, baseptr, win);
     if (rc != MPI_SUCCESS)
         return rc;
-    ghost_win_t *w = ghost_win_new(0, 0);
+    ghost_win_t *w = ghost_win_new(0);
     w->plain = 1;
     w->user = *win;
     w->size = size;

@@ -42,8 +42,8 @@ enum {
 /* How a lock_all epoch of this origin is implemented. */
 enum {
     GHOST_LOCKALL_NONE = 0,
-    GHOST_LOCKALL_LOCKS,   /* a shared lock per target on its lock window */
-    GHOST_LOCKALL_NOCHECK, /* the global window, which is always locked */
+    GHOST_LOCKALL_LOCKS,   /* a shared lock on every target's lock word */
+    GHOST_LOCKALL_NOCHECK, /* nothing to take: nobody can conflict */
 };
 
 /* One target of the window, as seen from this origin. Ranks are ranks of
@@ -57,14 +57,16 @@ typedef struct {
     int ghost_world[GHOST_MAX_NG]; /* its world rank, for wake messages */
     int self;                  /* the target itself: where operations go with redirection off */
     int world;                 /* its world rank: its entry in the GP tables */
-    int slot;                  /* lock window: index among its node's users */
+    int slot;                  /* index among the window's users on its node */
     MPI_Aint offset;           /* its segment in its node's shared segment */
     MPI_Aint size;
     int disp_unit;
+    /* Its lock word (epoch.c), from the start of its segment: in the
+     * memory that both its ghosts and the target itself expose. */
+    MPI_Aint lock_disp;
     int lock_type;             /* this origin's lock on it: 0 or MPI_LOCK_* */
-    int locked_rank;           /* the rank that lock was taken on */
-    int spread_locked;         /* the lock also covers the node's other ghosts */
-    int granted;               /* that lock is known acquired: PUT/GET may spread */
+    int locked_rank;           /* the agent that lock was taken through */
+    MPI_Aint locked_word;      /* the lock word's displacement there */
     unsigned next;             /* GHOST_LOAD=op: round-robin position */
     uint64_t bytes[GHOST_MAX_NG]; /* GHOST_LOAD=byte: bytes sent to each ghost */
     /* Its segment, mapped in this process: on node-local windows, and on
@@ -73,7 +75,7 @@ typedef struct {
     char *addr;
     /* Node-local windows (local.c) only. */
     struct ghost_local_ctl *ctl; /* its control block */
-    int nocheck;               /* this origin's lock on it was MPI_MODE_NOCHECK: nothing held */
+    int nocheck;               /* this origin's lock on it was MPI_MODE_NOCHECK: nothing held (both paths) */
     int touched;               /* in the window's touched list (ghost_touch) */
 } ghost_target_t;
 
@@ -101,11 +103,11 @@ typedef struct ghost_win {
     int no_local_load_store;
 
     MPI_Comm wincomm;  /* users and ghosts */
-    MPI_Comm pscw;     /* private duplicate of the user communicator */
+    MPI_Comm pscw;     /* private duplicate of the user communicator (shared, see commcache.go) */
+    int tag;           /* PSCW messages of this window on pscw: tag (post) and tag + 1 (complete) */
+    void *pscw_ref;    /* pscw's cache entry (win.c); NULL when pscw is this window's own */
     MPI_Win shm;       /* the node segment */
-    MPI_Win gwin;      /* global window, under lock_all(NOCHECK) for life */
-    MPI_Win *lwin;     /* lock windows, one per slot; NULL without "lock" */
-    int nlwin;
+    MPI_Win gwin;      /* global window, under lock_all(NOCHECK) for life: carries every epoch */
     ghost_target_t *t; /* by rank in the window's communicator */
 
     /* Epoch state of this process as an origin and as a PSCW target. */
@@ -164,9 +166,11 @@ static inline MPI_Aint ghost_anchor_base(const ghost_win_t *w, const ghost_targe
 }
 
 /* The one place that says which epoch covers this origin's operations to
- * target r: a lock window epoch (a lock on r, or a lock_all made of
- * per-target locks), the global window's (lock_all(NOCHECK), an open fence
- * epoch or a PSCW access epoch), or none. */
+ * target r: a lock epoch (a lock on r, or a lock_all made of shared locks on
+ * every target's lock word), one that needs no lock (lock_all(NOCHECK), an
+ * open fence epoch or a PSCW access epoch), or none. Every epoch's
+ * operations travel on the global window, which is always locked; the lock
+ * words (epoch.c) give passive-target exclusion. */
 enum { GHOST_EPOCH_NONE = 0, GHOST_EPOCH_IN_LOCK, GHOST_EPOCH_IN_GLOBAL };
 static inline int ghost_in_lock_epoch(const ghost_win_t *w, const ghost_target_t *t)
 {
@@ -179,19 +183,6 @@ static inline int ghost_epoch_of(const ghost_win_t *w, int r)
     if (w->lockall == GHOST_LOCKALL_NOCHECK || w->fence_open || w->access_open)
         return GHOST_EPOCH_IN_GLOBAL;
     return GHOST_EPOCH_NONE;
-}
-/* The internal window that carries that epoch (redirected windows only). */
-static inline int ghost_epoch_window(const ghost_win_t *w, int r, MPI_Win *iw)
-{
-    switch (ghost_epoch_of(w, r)) {
-    case GHOST_EPOCH_IN_LOCK:
-        *iw = w->lwin[w->t[r].slot];
-        return MPI_SUCCESS;
-    case GHOST_EPOCH_IN_GLOBAL:
-        *iw = w->gwin;
-        return MPI_SUCCESS;
-    }
-    return MPI_ERR_RMA_SYNC;
 }
 
 /* Whether an access of count elements of type at displacement disp of
@@ -231,8 +222,11 @@ static inline void ghost_wake(const ghost_target_t *t, int i)
         ghost_wake_remote(t->ghost_world[i]);
 }
 
-/* Allocation and registration (win.c). */
-ghost_win_t *ghost_win_new(int nusers, int nlwin);
+/* Allocation and registration (win.c). The table holds windows of every
+ * kind alive in this process: a power of two, well above what MPICH's
+ * context ids allow (about 2,040 windows). */
+enum { GHOST_WIN_TABLE_SLOTS = 8192 };
+ghost_win_t *ghost_win_new(int nusers);
 void ghost_win_delete(ghost_win_t *w);
 int ghost_win_register(ghost_win_t *w);
 void ghost_win_unregister(ghost_win_t *w);
@@ -254,6 +248,11 @@ static inline ghost_win_t *ghost_redirected(MPI_Win handle)
     return (w && !w->plain) ? w : NULL;
 }
 int ghost_win_error(ghost_win_t *w, int code);
+/* Answers MPI_Win_get_attr for the predefined keyvals of the memory a
+ * window of Ghost's stands for (base, size, disp_unit, flavor allocate,
+ * model unified), which its handle underneath does not describe. Returns
+ * 0 for other keyvals. */
+int ghost_win_attr(ghost_win_t *w, int keyval, void *attribute_val, int *flag);
 
 /* Collective building blocks the Go side calls (win.c). */
 /* node: the window's processes on this node (users and ghosts). */
@@ -268,10 +267,20 @@ int ghost_win_allocate_plain(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
 /* Frees a window and its record after it left the table. */
 int ghost_win_free_plain(ghost_win_t *w, MPI_Win *win);
 
+/* The private duplicate of comm (a user communicator) on which Ghost's own
+ * messages and collectives for a window over comm travel, and the window's
+ * PSCW tags there: one duplicate per application communicator, cached on it
+ * as an attribute, freed when the last of the communicator and its windows
+ * is gone. own != 0 (MPI_THREAD_MULTIPLE, where two threads may fence two
+ * windows of one communicator at once and their collectives would cross):
+ * a duplicate for this window alone. Collective over comm. */
+int ghost_comm_private(MPI_Comm comm, int own, ghost_win_t *w);
+/* Gives the window's duplicate and tags back (collective when own). */
+int ghost_comm_private_release(ghost_win_t *w);
+
 /* Small calls for the Go side, which must reach MPICH through the real
  * pointers (cgo cannot call through a function pointer). */
-int ghost_user_window(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                      MPI_Win *win);
+int ghost_user_window(MPI_Info info, MPI_Comm comm, MPI_Win *win);
 int ghost_free_user_window(MPI_Win *win);
 int ghost_free_internal_win(MPI_Win *win);
 int ghost_lock(int type, int rank, MPI_Win win);

@@ -7,7 +7,7 @@ import (
 )
 
 // Epochs is a set of synchronization kinds a window will use (the
-// epochs_used info hint). It decides which internal windows are built.
+// epochs_used info hint). Without EpochLock, lock_all takes no lock words.
 type Epochs uint8
 
 const (
@@ -130,15 +130,24 @@ func RoundSegment(size int64) int64 {
 	return (size + SegmentAlign - 1) / SegmentAlign * SegmentAlign
 }
 
+// LockWordOffset is where a user's lock word lies from the start of its
+// segment: in the cache line after its data, so that the word shares no
+// line with data that RMA or load/store touch.
+func LockWordOffset(size int64) int64 { return RoundSegment(size) }
+
+// SegmentBytes is what a user of a redirected window puts in its node's
+// memory for a window of size bytes: its data, rounded to a cache line, and
+// the line that holds its lock word.
+func SegmentBytes(size int64) int64 { return RoundSegment(size) + SegmentAlign }
+
 // WindowPlan is how one window's users map onto nodes and ghosts.
 type WindowPlan struct {
 	// Members are the world ranks of the internal communicator: the
 	// window's users plus every ghost of the nodes they live on, ascending.
 	Members []int
 	// Per user of the window, by rank in the window's communicator:
-	Slot  []int // index among the window's users on its node: the lock window it uses
-	Node  []int // node index in the layout
-	Slots int   // lock windows needed: the most users of this window on one node
+	Slot []int // index among the window's users on its node: picks its bound ghost
+	Node []int // node index in the layout
 }
 
 // PlanWindow computes the plan for a window whose communicator has the
@@ -164,7 +173,6 @@ func PlanWindow(l *Layout, users []int) (*WindowPlan, error) {
 		for _, g := range l.Nodes[n].Ghosts {
 			members[g] = true
 		}
-		p.Slots = max(p.Slots, len(ws))
 	}
 	for i, w := range users {
 		p.Slot[i] = sort.SearchInts(perNode[p.Node[i]], w)
@@ -177,6 +185,6 @@ func PlanWindow(l *Layout, users []int) (*WindowPlan, error) {
 }
 
 // BoundGhost is the index, among its node's ghosts, of the ghost that
-// serves every accumulate-type operation to the user in lock slot slot.
+// serves every accumulate-type operation to the user in slot slot.
 // Static binding spreads the users of a node evenly over its ghosts.
 func BoundGhost(slot, ng int) int { return slot % ng }

@@ -45,8 +45,13 @@ func acquireComms(members []int, tag int) (*memberComms, C.int) {
 	mc := &memberComms{key: key, comm: comm, refs: 1}
 	countCollectives(1)
 	if rc = C.PMPI_Comm_split_type(comm, C.MPI_COMM_TYPE_SHARED, 0, C.MPI_INFO_NULL, &mc.node); rc != C.MPI_SUCCESS {
+		C.PMPI_Comm_free(&mc.comm)
 		return nil, rc
 	}
+	// Failures on them (no memory, no context id) come back as codes that
+	// the members agree on, never as an abort inside a ghost.
+	C.PMPI_Comm_set_errhandler(mc.comm, C.MPI_ERRORS_RETURN)
+	C.PMPI_Comm_set_errhandler(mc.node, C.MPI_ERRORS_RETURN)
 	commCache[key] = mc
 	return mc, C.MPI_SUCCESS
 }

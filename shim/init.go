@@ -137,6 +137,8 @@ func ghostAfterInit(provided C.int) C.int {
 	group := commSplit(world, color, self.worldRank)
 	self.ctl = commDup(self.node)
 	self.worldDup = commDup(world)
+	// The parent of every internal communicator, which inherit this.
+	C.PMPI_Comm_set_errhandler(self.worldDup, C.MPI_ERRORS_RETURN)
 	C.ghost_ctl_setup(self.ctl)
 	local := layout.LocalRank[self.worldRank]
 	role := C.int(C.GHOST_ROLE_USER)

@@ -19,7 +19,7 @@ import (
 
 // internalWin is what users and ghosts alike hold of one redirected window:
 // the communicator of its users plus their nodes' ghosts, the node segment
-// and the internal windows over it.
+// and the global window over it.
 type internalWin struct {
 	id       int64
 	plan     *redirect.WindowPlan
@@ -28,7 +28,6 @@ type internalWin struct {
 	comm     C.MPI_Comm // comms.comm
 	shm      C.MPI_Win
 	global   C.MPI_Win
-	locks    []C.MPI_Win
 	base     unsafe.Pointer // this process's segment
 	nodeBase unsafe.Pointer // the node segment, which holds every segment of this node
 	members  []segment      // by internal rank
@@ -112,6 +111,12 @@ func cHints(h redirect.Hints) C.ghost_hints_t {
 // ghostWinAllocate runs MPI_Win_allocate for a user process, for a window
 // that spans nodes (C serves windows on one node itself, in local.c).
 //
+// Per window it creates the application's handle and, with its users and
+// their nodes' ghosts, a node segment per node and the global window.
+// Every failure is agreed: all users return an error of the same class
+// (raised on comm's errhandler, as MPICH would), and the ghosts give back
+// what they built instead of aborting.
+//
 //export ghostWinAllocate
 func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.MPI_Comm,
 	hints *C.ghost_hints_t, baseptr unsafe.Pointer, win *C.MPI_Win) C.int {
@@ -120,16 +125,27 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	}
 	defer syncCall(C.GHOST_CALL_WIN_ALLOCATE)()
 
-	var pscw C.MPI_Comm
-	countCollectives(1)
-	if rc := C.PMPI_Comm_dup(comm, &pscw); rc != C.MPI_SUCCESS {
+	w := C.ghost_win_new(C.int(commSize(comm)))
+	if rc := C.ghost_comm_private(comm, boolInt(self.threadMultiple), w); rc != C.MPI_SUCCESS {
+		C.ghost_win_delete(w)
+		return rc // MPICH raised it on comm
+	}
+	pscw := w.pscw
+	// fail gives back what the allocation holds. Errors of Ghost's own, or
+	// of internal communicators, are raised on comm as MPICH would.
+	fail := func(rc C.int, raise bool) C.int {
+		C.ghost_comm_private_release(w)
+		C.ghost_win_delete(w)
+		if raise {
+			raiseOnComm(comm, rc)
+		}
 		return rc
 	}
 	users := allgatherInt(pscw, self.worldRank)
 	plan, err := redirect.PlanWindow(self.layout, users)
 	if err != nil {
 		self.log.errorf("MPI_Win_allocate: %v", err)
-		return C.MPI_ERR_COMM
+		return fail(C.MPI_ERR_COMM, true)
 	}
 	// A job-wide id: the window's rank 0 numbers its own windows.
 	id := int64(bcastInt(pscw, int(windowSeq.Add(1)), 0))<<32 | int64(users[0])
@@ -138,27 +154,25 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	var iw *internalWin
 	rc := serialized(pscw, func() C.int {
 		if notifies {
-			node := self.layout.Nodes[self.layout.NodeOf[self.worldRank]]
-			cmd := C.ghost_cmd_t{op: C.GHOST_CMD_WIN_ALLOCATE}
-			cmd.arg[0], cmd.arg[1], cmd.arg[2] = C.int64_t(id), C.int64_t(len(users)), C.int64_t(hints.epochs)
-			payload := make([]C.int, len(users))
-			for i, u := range users {
-				payload[i] = C.int(u)
-			}
-			for _, g := range node.Ghosts {
-				local := C.int(self.layout.LocalRank[g])
-				C.ghost_ctl_send(local, &cmd)
-				C.ghost_ctl_send_ints(local, &payload[0], C.int(len(payload)))
-			}
+			notifyGhosts(C.GHOST_CMD_WIN_ALLOCATE, id, users)
 		}
 		var rc C.int
-		iw, rc = buildInternal(id, plan, users, int64(size), int(dispUnit), redirect.Epochs(hints.epochs))
+		iw, rc = buildInternal(id, plan, users, int64(size), int(dispUnit))
 		return rc
 	})
 	if rc != C.MPI_SUCCESS {
-		return rc
+		return fail(rc, true)
 	}
-	w := C.ghost_win_new(C.int(len(users)), C.int(len(iw.locks)))
+	uw := &userWin{internal: iw, c: w, notifies: notifies}
+	// The application's handle last: a dynamic window over its own
+	// communicator, whose group, name, info and errhandler behave as MPI
+	// says without a ghost in sight (Ghost answers the attributes of the
+	// memory, epoch.c). MPICH agrees the failure of a collective creation
+	// (no context id left) on every member.
+	if rc := C.ghost_user_window(info, comm, &w.user); rc != C.MPI_SUCCESS {
+		uw.freeInternal()
+		return fail(rc, false)
+	}
 	w.id = C.int64_t(id)
 	w.rank = C.int(commRank(pscw))
 	w.base, w.size, w.disp_unit = iw.base, size, dispUnit
@@ -167,9 +181,7 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	w.pending = -1
 	w.no_local_load_store = hints.no_local_load_store
 	w.track_touched = boolInt(!self.threadMultiple)
-	w.wincomm, w.pscw, w.shm, w.gwin = iw.comm, pscw, iw.shm, iw.global
-	locks := unsafe.Slice(w.lwin, len(iw.locks))
-	copy(locks, iw.locks)
+	w.wincomm, w.shm, w.gwin = iw.comm, iw.shm, iw.global
 	targets := unsafe.Slice(w.t, len(users))
 	for r, world := range users {
 		seg := iw.members[iw.internalRank(world)]
@@ -185,6 +197,7 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 			offset:    C.MPI_Aint(seg.offset),
 			size:      C.MPI_Aint(seg.size),
 			disp_unit: C.int(seg.dispUnit),
+			lock_disp: C.MPI_Aint(redirect.LockWordOffset(seg.size)),
 		}
 		myNode := self.layout.NodeOf[self.worldRank]
 		// A target on this node is reachable in the node segment this
@@ -203,30 +216,53 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 		}
 		targets[r] = t
 	}
-	// The application's handle: a window over its own segment and
-	// communicator, so that group, attributes, name, info and errhandler
-	// behave as MPI says without a ghost in sight.
-	if rc := C.ghost_user_window(iw.base, size, dispUnit, info, comm, &w.user); rc != C.MPI_SUCCESS {
-		return rc
-	}
-	// The global window serves lock_all(NOCHECK), fence and PSCW; it stays
-	// in a passive epoch for the window's whole life.
+	// The global window carries every epoch; it stays in a passive epoch
+	// for the window's whole life.
+	// Neither call communicates, so a failure would be this process's
+	// alone: nothing can be agreed any more, as with MPICH's own windows.
 	if rc := C.ghost_lock_all_nocheck(iw.global); rc != C.MPI_SUCCESS {
 		return rc
 	}
 	if C.ghost_win_register(w) != 0 {
-		self.log.errorf("MPI_Win_allocate: too many windows alive at once")
-		return C.MPI_ERR_NO_MEM
+		self.log.errorf("MPI_Win_allocate: more than %d windows alive in this process", int(C.GHOST_WIN_TABLE_SLOTS))
+		return raiseOnComm(comm, C.MPI_ERR_NO_MEM)
 	}
 	if w.redirect == 0 { // the votes agreed off, against the default
 		C.ghost_count_switch(w, 0, C.GHOST_POINT_ALLOCATION)
 	}
 	userWindowsMu.Lock()
-	userWindows[w.user] = &userWin{internal: iw, c: w, notifies: notifies}
+	userWindows[w.user] = uw
 	userWindowsMu.Unlock()
 	*(*unsafe.Pointer)(baseptr) = iw.base
 	*win = w.user
 	return C.MPI_SUCCESS
+}
+
+// notifyGhosts sends a window command to this node's ghosts: the window's
+// id and, for an allocation, its users' world ranks.
+func notifyGhosts(op C.int64_t, id int64, users []int) {
+	cmd := C.ghost_cmd_t{op: op}
+	cmd.arg[0], cmd.arg[1] = C.int64_t(id), C.int64_t(len(users))
+	payload := make([]C.int, len(users))
+	for i, u := range users {
+		payload[i] = C.int(u)
+	}
+	for _, g := range self.layout.Nodes[self.layout.NodeOf[self.worldRank]].Ghosts {
+		local := C.int(self.layout.LocalRank[g])
+		C.ghost_ctl_send(local, &cmd)
+		if len(payload) > 0 {
+			C.ghost_ctl_send_ints(local, &payload[0], C.int(len(payload)))
+		}
+	}
+}
+
+// raiseOnComm raises an error Ghost agreed (not one MPICH raised itself)
+// on the application's communicator, with the errhandler it chose.
+func raiseOnComm(comm C.MPI_Comm, rc C.int) C.int {
+	if rc != C.MPI_SUCCESS {
+		C.PMPI_Comm_call_errhandler(comm, rc)
+	}
+	return rc
 }
 
 // ghostWinFree runs MPI_Win_free of a redirected window for a user process.
@@ -237,31 +273,38 @@ func ghostWinFree(win *C.MPI_Win) C.int {
 	uw := userWindows[*win]
 	delete(userWindows, *win)
 	userWindowsMu.Unlock()
+	if uw == nil {
+		return C.MPI_ERR_WIN
+	}
 	w := uw.c
 	defer syncCall(C.GHOST_CALL_WIN_FREE)()
 	C.ghost_win_unregister(w)
 	C.ghost_unlock_all(uw.internal.global)
-	// Every user is here (MPI_Win_free is collective) before the lock.
+	// Every user is here (MPI_Win_free is collective) before the lock, and
+	// before the window's tags on the shared private communicator are
+	// given back.
 	countCollectives(1)
 	C.ghost_real_barrier(w.pscw)
-	rc := serialized(w.pscw, func() C.int {
-		if uw.notifies {
-			cmd := C.ghost_cmd_t{op: C.GHOST_CMD_WIN_FREE}
-			cmd.arg[0] = C.int64_t(uw.internal.id)
-			for _, g := range self.layout.Nodes[self.layout.NodeOf[self.worldRank]].Ghosts {
-				C.ghost_ctl_send(C.int(self.layout.LocalRank[g]), &cmd)
-			}
-		}
-		return uw.internal.free()
-	})
+	rc := uw.freeInternal()
 	if rc2 := C.ghost_free_user_window(&w.user); rc == C.MPI_SUCCESS {
 		rc = rc2
 	}
-	countCollectives(1)
-	C.PMPI_Comm_free(&w.pscw)
+	if rc2 := C.ghost_comm_private_release(w); rc == C.MPI_SUCCESS {
+		rc = rc2
+	}
 	C.ghost_win_delete(w)
 	*win = C.MPI_Win(C.GHOST_WIN_NULL)
 	return rc
+}
+
+// freeInternal frees the window's internal objects with its ghosts.
+func (uw *userWin) freeInternal() C.int {
+	return serialized(uw.c.pscw, func() C.int {
+		if uw.notifies {
+			notifyGhosts(C.GHOST_CMD_WIN_FREE, uw.internal.id, nil)
+		}
+		return uw.internal.free()
+	})
 }
 
 // leadsNode reports whether user rank r is the lowest rank of the window on
@@ -278,7 +321,7 @@ func leadsNode(plan *redirect.WindowPlan, r int) bool {
 // serveWinAllocate is a ghost's part of MPI_Win_allocate.
 func serveWinAllocate(cmd *C.ghost_cmd_t, from C.int) {
 	defer syncCall(C.GHOST_CALL_WIN_ALLOCATE)()
-	id, n, epochs := int64(cmd.arg[0]), int(cmd.arg[1]), redirect.Epochs(cmd.arg[2])
+	id, n := int64(cmd.arg[0]), int(cmd.arg[1])
 	payload := make([]C.int, n)
 	C.ghost_ctl_recv_ints(from, &payload[0], C.int(n))
 	users := make([]int, n)
@@ -290,10 +333,12 @@ func serveWinAllocate(cmd *C.ghost_cmd_t, from C.int) {
 		self.log.errorf("ghost: window %x: %v", id, err)
 		abortWorld(1)
 	}
-	iw, rc := buildInternal(id, plan, users, 0, 1, epochs)
+	iw, rc := buildInternal(id, plan, users, 0, 1)
 	if rc != C.MPI_SUCCESS {
-		self.log.errorf("ghost: window %x: building internal windows failed (MPI error %d)", id, int(rc))
-		abortWorld(1)
+		// Every member agreed the failure and gets it back: the users
+		// return it to the application, and nothing of it is left here.
+		self.log.debugf("ghost at world rank %d: window %x not made (MPI error %d)", self.worldRank, id, int(rc))
+		return
 	}
 	ghostWindows[id] = iw
 }
@@ -316,52 +361,100 @@ func serveWinFree(cmd *C.ghost_cmd_t) {
 
 // buildInternal is collective over the window's users and their nodes'
 // ghosts: it creates the internal communicator, the node segment and the
-// internal windows. Ghosts pass bytes 0.
-func buildInternal(id int64, plan *redirect.WindowPlan, users []int, bytes int64, dispUnit int,
-	epochs redirect.Epochs) (*internalWin, C.int) {
-	iw := &internalWin{id: id, plan: plan, users: users}
+// global window. Ghosts pass bytes 0. A user's part of the node segment
+// holds its data and, after it, the cache line of its lock word (epoch.c),
+// which it clears before anyone can reach it.
+func buildInternal(id int64, plan *redirect.WindowPlan, users []int, bytes int64, dispUnit int) (*internalWin, C.int) {
+	iw := &internalWin{id: id, plan: plan, users: users, shm: C.MPI_Win(C.GHOST_WIN_NULL), global: C.MPI_Win(C.GHOST_WIN_NULL)}
 	var rc C.int
 	if iw.comms, rc = acquireComms(plan.Members, int(id>>32)%32768); rc != C.MPI_SUCCESS {
 		return nil, rc
 	}
 	iw.comm = iw.comms.comm
 	var nodeBytes C.MPI_Aint
-	rounded := redirect.RoundSegment(bytes)
-	if rc = C.ghost_segment_alloc(iw.comms.node, C.MPI_Aint(rounded), &iw.shm, &iw.base, &iw.nodeBase, &nodeBytes); rc != C.MPI_SUCCESS {
-		return nil, rc
+	isGhost := self.layout.IsGhost(self.worldRank)
+	var segBytes int64
+	if !isGhost {
+		segBytes = redirect.SegmentBytes(bytes)
 	}
-	nodeBase := iw.nodeBase
-	iw.shmSize = rounded
-	C.ghost_count_shm(C.int64_t(rounded))
-	// Everyone learns where every user's segment lies in its node segment.
-	mine := [3]C.int64_t{0, C.int64_t(bytes), C.int64_t(dispUnit)}
-	if bytes > 0 {
-		mine[0] = C.int64_t(uintptr(iw.base) - uintptr(nodeBase))
-	}
-	all := make([]C.int64_t, 3*len(plan.Members))
-	countCollectives(1)
-	C.PMPI_Allgather(unsafe.Pointer(&mine[0]), 3, C.MPI_INT64_T, unsafe.Pointer(&all[0]), 3, C.MPI_INT64_T, iw.comm)
-	iw.members = make([]segment, len(plan.Members))
-	for i := range iw.members {
-		iw.members[i] = segment{offset: int64(all[3*i]), size: int64(all[3*i+1]), dispUnit: int(all[3*i+2])}
-	}
-	// A ghost exposes its whole node segment; a user exposes its own.
-	exposeBase, exposeBytes := iw.base, C.MPI_Aint(bytes)
-	if self.layout.IsGhost(self.worldRank) {
-		exposeBase, exposeBytes = nodeBase, nodeBytes
-	}
-	if rc = C.ghost_internal_win(exposeBase, exposeBytes, iw.comm, &iw.global); rc != C.MPI_SUCCESS {
-		return nil, rc
-	}
-	if epochs&redirect.EpochLock != 0 {
-		iw.locks = make([]C.MPI_Win, plan.Slots)
-		for i := range iw.locks {
-			if rc = C.ghost_internal_win(exposeBase, exposeBytes, iw.comm, &iw.locks[i]); rc != C.MPI_SUCCESS {
-				return nil, rc
-			}
+	rc = C.ghost_segment_alloc(iw.comms.node, C.MPI_Aint(segBytes), &iw.shm, &iw.base, &iw.nodeBase, &nodeBytes)
+	mine := [4]C.int64_t{0, C.int64_t(bytes), C.int64_t(dispUnit), C.int64_t(errorClass(rc))}
+	if rc == C.MPI_SUCCESS {
+		iw.shmSize = segBytes
+		C.ghost_count_shm(C.int64_t(segBytes))
+		if !isGhost {
+			word := unsafe.Slice((*byte)(unsafe.Add(iw.base, redirect.LockWordOffset(bytes))), redirect.SegmentAlign)
+			clear(word)
+			mine[0] = C.int64_t(uintptr(iw.base) - uintptr(iw.nodeBase))
 		}
 	}
+	// Everyone learns where every user's segment lies in its node segment,
+	// and whether every node got its segment (a node that could not make
+	// it fails the window everywhere). The collective also orders the
+	// cleared lock words before any atomic on them.
+	all := make([]C.int64_t, 4*len(plan.Members))
+	countCollectives(1)
+	C.PMPI_Allgather(unsafe.Pointer(&mine[0]), 4, C.MPI_INT64_T, unsafe.Pointer(&all[0]), 4, C.MPI_INT64_T, iw.comm)
+	failed := C.int(C.MPI_SUCCESS)
+	iw.members = make([]segment, len(plan.Members))
+	for i := range iw.members {
+		iw.members[i] = segment{offset: int64(all[4*i]), size: int64(all[4*i+1]), dispUnit: int(all[4*i+2])}
+		if failed == C.MPI_SUCCESS {
+			failed = C.int(all[4*i+3])
+		}
+	}
+	if failed != C.MPI_SUCCESS {
+		self.log.debugf("window %x: node segment failed here with %d, agreed class %d", id, int(rc), int(failed))
+		return nil, iw.abandon(sameClass(rc, failed))
+	}
+	// A ghost exposes its whole node segment; a user exposes its own, lock
+	// word included.
+	exposeBase, exposeBytes := iw.base, C.MPI_Aint(segBytes)
+	if isGhost {
+		exposeBase, exposeBytes = iw.nodeBase, nodeBytes
+	}
+	rc = C.ghost_internal_win(exposeBase, exposeBytes, iw.comm, &iw.global)
+	if agreed := C.int(allreduceInts(iw.comm, C.MPI_MAX, []int{int(errorClass(rc))})[0]); agreed != C.MPI_SUCCESS {
+		self.log.debugf("window %x: global window failed here with %d, agreed class %d", id, int(rc), int(agreed))
+		return nil, iw.abandon(sameClass(rc, agreed))
+	}
 	return iw, C.MPI_SUCCESS
+}
+
+// abandon frees what buildInternal made of a window whose members agreed
+// it failed, and returns rc.
+func (iw *internalWin) abandon(rc C.int) C.int {
+	if iw.global != C.MPI_Win(C.GHOST_WIN_NULL) {
+		C.ghost_free_internal_win(&iw.global)
+	}
+	if iw.shm != C.MPI_Win(C.GHOST_WIN_NULL) {
+		C.ghost_free_internal_win(&iw.shm)
+		C.ghost_count_shm(-C.int64_t(iw.shmSize))
+	}
+	iw.comms.release()
+	return rc
+}
+
+// errorClass is the class of an MPI error code (MPI_SUCCESS stays).
+func errorClass(rc C.int) C.int {
+	if rc == C.MPI_SUCCESS {
+		return rc
+	}
+	var class C.int
+	if C.PMPI_Error_class(rc, &class) != C.MPI_SUCCESS {
+		return C.MPI_ERR_OTHER
+	}
+	return class
+}
+
+// sameClass is what a member returns for a failure agreed as class: its
+// own error when it is of that class (it carries MPICH's message), else
+// the class.
+func sameClass(own, class C.int) C.int {
+	if own != C.MPI_SUCCESS && errorClass(own) == class {
+		return own
+	}
+	return class
 }
 
 // free releases the internal objects, in the same order on every member.
@@ -371,9 +464,6 @@ func (iw *internalWin) free() C.int {
 		if rc == C.MPI_SUCCESS {
 			rc = r
 		}
-	}
-	for i := range iw.locks {
-		keep(C.ghost_free_internal_win(&iw.locks[i]))
 	}
 	keep(C.ghost_free_internal_win(&iw.global))
 	keep(C.ghost_free_internal_win(&iw.shm))
