@@ -188,8 +188,6 @@ static int word_atomic(ghost_win_t *w, const ghost_target_t *t, int64_t add, con
 {
     unsigned waiting = ghost_waiting_on;
     ghost_waiting_on |= local_ghosts_of(w, t);
-    if (w->redirect)
-        ghost_wake(t, t->bound_idx);
     int rc = cmp ? P2P(GHOST_REAL(MPI_Compare_and_swap)(&add, cmp, old, MPI_INT64_T, t->locked_rank,
                                                         t->locked_word, w->gwin))
                  : P2P(GHOST_REAL(MPI_Fetch_and_op)(&add, old, MPI_INT64_T, t->locked_rank,
@@ -207,8 +205,9 @@ static inline int word_add(ghost_win_t *w, const ghost_target_t *t, int64_t add,
 
 /* Waits *delay_ns, driving progress, and doubles it up to a bound: short
  * enough that a released lock is seen soon, long enough that a contended
- * word does not flood its agent with atomics. */
-static void word_backoff(uint64_t *delay_ns)
+ * word does not flood its agent with atomics. Then makes sure the agent is
+ * awake for the next try (the lock call woke it for the first). */
+static void word_backoff(const ghost_win_t *w, const ghost_target_t *t, uint64_t *delay_ns)
 {
     uint64_t until = ghost_now_ns() + *delay_ns;
     do {
@@ -218,6 +217,8 @@ static void word_backoff(uint64_t *delay_ns)
     } while (ghost_now_ns() < until);
     if (*delay_ns < 256000)
         *delay_ns *= 2;
+    if (w->redirect)
+        ghost_wake(t, t->bound_idx);
 }
 
 /* Takes t's lock word through the agent the window's state names now; it
@@ -237,7 +238,7 @@ static int word_acquire(ghost_win_t *w, ghost_target_t *t, int type)
                 break;
             if ((rc = word_add(w, t, -WORD_READER, &old)) != MPI_SUCCESS)
                 return rc;
-            word_backoff(&delay);
+            word_backoff(w, t, &delay);
         }
     } else {
         if ((rc = word_add(w, t, WORD_WAITER, &old)) != MPI_SUCCESS)
@@ -253,7 +254,7 @@ static int word_acquire(ghost_win_t *w, ghost_target_t *t, int type)
                 cur = old;
                 continue;
             }
-            word_backoff(&delay);
+            word_backoff(w, t, &delay);
             if ((rc = word_atomic(w, t, 0, NULL, &cur, MPI_NO_OP)) != MPI_SUCCESS)
                 return rc;
         }

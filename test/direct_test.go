@@ -11,9 +11,9 @@ import (
 )
 
 // TestSameNodeDirect: in a window that spans 2 fake nodes, PUT and GET to a
-// target on the origin's own node are copies in the node segment once the
-// epoch allows (lock_all, a lock known granted), and go through the ghost
-// before; values and exclusive-lock counters stay exact
+// target on the origin's own node are copies in the node segment in lock
+// and lock_all epochs, whose lock words are held from the lock call on;
+// values and exclusive-lock counters stay exact
 // (programs/same_node.c). With GHOST_NODE_LOCAL=off every one goes through
 // the ghost.
 func TestSameNodeDirect(t *testing.T) {
@@ -37,8 +37,8 @@ func TestSameNodeDirect(t *testing.T) {
 				args: []string{program(t, "same_node.c"), fmt.Sprint(n)}})
 			expectChecks(t, res, 4)
 			want := map[[2]string]float64{ // per node: 2 users
-				{"put", "local"}: 2 * 3 * n, {"put", "ghost"}: 2 * (n + 1),
-				{"get", "local"}: 2 * 2 * n, {"get", "ghost"}: 2 * n,
+				{"put", "local"}: 2 * (3*n + 1), {"put", "ghost"}: 2 * n,
+				{"get", "local"}: 2 * 3 * n, {"get", "ghost"}: 0,
 			}
 			if !tc.local {
 				want = map[[2]string]float64{

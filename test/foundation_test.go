@@ -114,6 +114,12 @@ func TestWindowAllocationFailure(t *testing.T) {
 		r := ghostRun(t, job{users: 3, ghosts: ghosts, args: []string{bin}, timeout: 60 * time.Second})
 		expectChecks(t, r, 3)
 	}
+	// A window that spans nodes: the greedy rank on the first node, then
+	// on the second; its users and ghosts agree the failure.
+	for _, greedy := range []string{"1", "2"} {
+		r := ghostRun(t, job{users: 3, ghosts: 1, hosts: "nodeA:3,nodeB:2", args: []string{bin, greedy}, timeout: 60 * time.Second})
+		expectChecks(t, r, 3)
+	}
 }
 
 // A rank's exit status after MPI_Finalize is the job's status.

@@ -1,21 +1,17 @@
 /*
  * PUT and GET to a target on the origin's own node, in a window that spans
- * nodes: once the epoch allows (lock_all, or a lock known granted), Ghost
- * copies in the node segment instead of going through the ghost
- * (c/rma.c, same_node_direct). Run on 2 fake nodes with 2 users each;
- * rank r's peer is the other user of its node, its remote the rank with
- * the same place on the other node.
+ * nodes: in lock and lock_all epochs, whose lock words Ghost holds from the
+ * lock call on, Ghost copies in the node segment instead of going through
+ * the ghost (c/rma.c, same_node_direct). Run on 2 fake nodes with 2 users
+ * each; rank r's peer is the other user of its node, its remote the rank
+ * with the same place on the other node.
  *
  * Per rank, all of type int, each checked:
- *   lock_all: 1 PUT to the peer through the ghost (the shared lock is not
- *     known granted yet), a flush, then N PUTs and N GETs to the peer
- *     (local) and N PUTs to the remote (ghost);
+ *   lock_all: 1 PUT to the peer, a flush, then N PUTs and N GETs to the
+ *     peer (local) and N PUTs to the remote (ghost);
  *   N exclusive locks on the peer and N on itself, each a read-modify-write
- *     of one counter: on the peer the GET goes through the ghost (the lock
- *     is not known granted yet), the flush proves it granted, the PUT is
- *     local; a lock on itself is granted before MPI_Win_lock returns (so
- *     that it may load and store), and both are local.
- * So per rank: PUT local 3N, ghost N+1; GET local 2N, ghost N
+ *     of one counter (a GET, a flush, a PUT), all local.
+ * So per rank: PUT local 3N + 1, ghost N; GET local 3N, ghost 0
  * (test/direct_test.go checks them in the metrics).
  * argv[1]: N (default 20). */
 #include "check.h"
