@@ -146,7 +146,7 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
         const ghost_target_t *t = &w->t[target];
         *iw = w->gwin;
         *rank = t->self;
-        *disp = target_disp * t->disp_unit;
+        *disp = t->self_offset + target_disp * t->disp_unit;
         return MPI_SUCCESS;
     }
     int rc = translate(w, rank, disp, iw, target_count, target_type);
@@ -156,7 +156,7 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
     if (gp_other_path(w, t)) {
         if (w->redirect) {
             *rank = t->self;
-            *disp = target_disp * t->disp_unit;
+            *disp = t->self_offset + target_disp * t->disp_unit;
         } else {
             *rank = t->bound;
             *disp = t->offset + target_disp * t->disp_unit;

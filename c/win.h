@@ -58,7 +58,8 @@ typedef struct {
     int self;                  /* the target itself: where operations go with redirection off */
     int world;                 /* its world rank: its entry in the GP tables */
     int slot;                  /* index among the window's users on its node */
-    MPI_Aint offset;           /* its segment in its node's shared segment */
+    MPI_Aint offset;           /* its segment at its ghosts: in its node's shared segment or arena */
+    MPI_Aint self_offset;      /* its segment in what the target itself exposes (0 but in the arena) */
     MPI_Aint size;
     int disp_unit;
     /* Its lock word (epoch.c), from the start of its segment: in the
@@ -102,7 +103,6 @@ typedef struct ghost_win {
     int pending;       /* from MPI_Win_set_info: state for the next fence, or -1 */
     int no_local_load_store;
 
-    MPI_Comm wincomm;  /* users and ghosts */
     MPI_Comm pscw;     /* private duplicate of the user communicator (shared, see commcache.go) */
     int tag;           /* PSCW messages of this window on pscw: tag (post) and tag + 1 (complete) */
     void *pscw_ref;    /* pscw's cache entry (win.c); NULL when pscw is this window's own */
@@ -162,7 +162,7 @@ static inline int ghost_anchor(const ghost_win_t *w, const ghost_target_t *t)
 }
 static inline MPI_Aint ghost_anchor_base(const ghost_win_t *w, const ghost_target_t *t)
 {
-    return w->redirect ? t->offset : 0;
+    return w->redirect ? t->offset : t->self_offset;
 }
 
 /* The one place that says which epoch covers this origin's operations to

@@ -90,10 +90,11 @@ func serve(ghosts C.MPI_Comm) {
 			C.ghost_yield()
 		case wait.Sleep:
 			sleep := a.Sleep
-			if len(ghostWindows) == 0 && !gsync {
+			if len(ghostWindows) == 0 && !gsync && pooledWin == C.MPI_Win(C.GHOST_WIN_NULL) {
 				// No window goes through this ghost (a job on one node
-				// serves its windows in shared memory): only a command can
-				// bring work, and commands ring the doorbell.
+				// serves its windows in shared memory, and there is no
+				// pooled window): only a command can bring work, and
+				// commands ring the doorbell.
 				sleep = unneededSleep
 			}
 			if C.ghost_doze(C.int(myIndex), C.int64_t(sleep)) != 0 {
@@ -121,6 +122,7 @@ func serve(ghosts C.MPI_Comm) {
 	C.ghost_doorbell_teardown()
 	C.ghost_gp_teardown()
 	freeCreationLock()
+	freePooledWin()
 	C.ghost_life_teardown()
 	C.ghost_counters_teardown()
 	if gsync {

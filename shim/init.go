@@ -161,6 +161,9 @@ func ghostAfterInit(provided C.int) C.int {
 	if rc := setupCreationLock(); rc != C.MPI_SUCCESS {
 		return rc
 	}
+	if rc := setupPooledWin(); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	C.ghost_total_ghosts = C.int(layout.TotalGhosts())
 	setupHWBypass(world)
 
@@ -205,6 +208,7 @@ func ghostBeforeFinalize() {
 	C.ghost_doorbell_teardown() // collective with the ghosts, once they have every FINALIZE
 	C.ghost_gp_teardown()
 	freeCreationLock()
+	freePooledWin()
 	C.ghost_life_teardown()
 	C.ghost_counters_teardown()
 }

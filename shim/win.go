@@ -4,6 +4,7 @@ package main
 // #include "agree.h"
 // #include "win.h"
 // #include "local.h"
+// #include "arena.h"
 // #include "counters.h"
 import "C"
 
@@ -40,9 +41,11 @@ type segment struct {
 	dispUnit     int
 }
 
-// userWin is a user's record of a redirected window.
+// userWin is a user's record of a redirected window: its internal objects,
+// or its segment in the arena when it lives in the pooled window.
 type userWin struct {
 	internal *internalWin
+	arena    unsafe.Pointer
 	c        *C.ghost_win_t
 	notifies bool // this user tells its node's ghosts about the window
 }
@@ -126,6 +129,7 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	defer syncCall(C.GHOST_CALL_WIN_ALLOCATE)()
 
 	w := C.ghost_win_new(C.int(commSize(comm)))
+	w.size = size
 	if rc := C.ghost_comm_private(comm, boolInt(self.threadMultiple), w); rc != C.MPI_SUCCESS {
 		C.ghost_win_delete(w)
 		return rc // MPICH raised it on comm
@@ -150,78 +154,66 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	// A job-wide id: the window's rank 0 numbers its own windows.
 	id := int64(bcastInt(pscw, int(windowSeq.Add(1)), 0))<<32 | int64(users[0])
 
-	notifies := leadsNode(plan, commRank(pscw))
-	var iw *internalWin
-	rc := serialized(pscw, func() C.int {
-		if notifies {
-			notifyGhosts(C.GHOST_CMD_WIN_ALLOCATE, id, users)
-		}
-		var rc C.int
-		iw, rc = buildInternal(id, plan, users, int64(size), int(dispUnit))
-		return rc
-	})
-	if rc != C.MPI_SUCCESS {
-		return fail(rc, true)
+	uw := &userWin{c: w}
+	var segs []segment                // by user rank
+	var rankOf func(world int) C.int  // rank in the window's global window
+	var nodeBase, mine unsafe.Pointer // this node's memory of the window; this user's segment
+	if pooledWin != C.MPI_Win(C.GHOST_WIN_NULL) {
+		uw.arena, segs = arenaSegments(pscw, int64(size), int(dispUnit))
 	}
-	uw := &userWin{internal: iw, c: w, notifies: notifies}
-	// The application's handle last: a dynamic window over its own
-	// communicator, whose group, name, info and errhandler behave as MPI
-	// says without a ghost in sight (Ghost answers the attributes of the
-	// memory, epoch.c). MPICH agrees the failure of a collective creation
-	// (no context id left) on every member.
+	if uw.arena != nil {
+		w.gwin = pooledWin
+		rankOf = func(world int) C.int { return C.int(world) }
+		nodeBase, mine = unsafe.Pointer(C.ghost_arena_base()), uw.arena
+	} else {
+		uw.notifies = leadsNode(plan, commRank(pscw))
+		rc := serialized(pscw, func() C.int {
+			if uw.notifies {
+				notifyGhosts(C.GHOST_CMD_WIN_ALLOCATE, id, users)
+			}
+			var rc C.int
+			uw.internal, rc = buildInternal(id, plan, users, int64(size), int(dispUnit))
+			return rc
+		})
+		if rc != C.MPI_SUCCESS {
+			return fail(rc, true)
+		}
+		iw := uw.internal
+		w.shm, w.gwin = iw.shm, iw.global
+		segs = make([]segment, len(users))
+		for r, world := range users {
+			segs[r] = iw.members[iw.internalRank(world)]
+		}
+		rankOf = func(world int) C.int { return C.int(iw.internalRank(world)) }
+		nodeBase, mine = iw.nodeBase, iw.base
+	}
+	// The application's handle last: a window over no memory on its own
+	// communicator (c/win.c, ghost_user_window), whose group, name, info
+	// and errhandler behave as MPI says without a ghost in sight (Ghost
+	// answers the attributes of the memory, epoch.c). MPICH agrees the
+	// failure of a collective creation (no context id left) on every
+	// member.
 	if rc := C.ghost_user_window(info, comm, &w.user); rc != C.MPI_SUCCESS {
-		uw.freeInternal()
+		uw.release()
 		return fail(rc, false)
 	}
 	w.id = C.int64_t(id)
 	w.rank = C.int(commRank(pscw))
-	w.base, w.size, w.disp_unit = iw.base, size, dispUnit
+	w.base, w.disp_unit = mine, dispUnit
 	w.epochs = hints.epochs
 	setInitialState(w, pscw, len(users))
 	w.pending = -1
 	w.no_local_load_store = hints.no_local_load_store
 	w.track_touched = boolInt(!self.threadMultiple)
-	w.wincomm, w.shm, w.gwin = iw.comm, iw.shm, iw.global
-	targets := unsafe.Slice(w.t, len(users))
-	for r, world := range users {
-		seg := iw.members[iw.internalRank(world)]
-		ghosts := self.layout.Nodes[plan.Node[r]].Ghosts
-		boundIdx := redirect.BoundGhost(plan.Slot[r], len(ghosts))
-		bound := ghosts[boundIdx]
-		t := C.ghost_target_t{
-			bound:     C.int(iw.internalRank(bound)),
-			bound_idx: C.int(boundIdx),
-			self:      C.int(iw.internalRank(world)),
-			nghosts:   C.int(len(ghosts)),
-			slot:      C.int(plan.Slot[r]),
-			offset:    C.MPI_Aint(seg.offset),
-			size:      C.MPI_Aint(seg.size),
-			disp_unit: C.int(seg.dispUnit),
-			lock_disp: C.MPI_Aint(redirect.LockWordOffset(seg.size)),
-		}
-		myNode := self.layout.NodeOf[self.worldRank]
-		// A target on this node is reachable in the node segment this
-		// process maps: PUT and GET copy there directly when the epoch
-		// allows (rma.c, same_node_direct).
-		if plan.Node[r] == myNode && seg.size > 0 && !self.cfg.NodeLocalOff {
-			t.addr = (*C.char)(unsafe.Add(iw.nodeBase, seg.offset))
-		}
-		for i, g := range ghosts {
-			t.ghosts[i] = C.int(iw.internalRank(g))
-			t.ghost_world[i] = C.int(g)
-			t.ghost_local[i] = -1
-			if plan.Node[r] == myNode {
-				t.ghost_local[i] = C.int(self.layout.LocalRank[g])
-			}
-		}
-		targets[r] = t
-	}
+	fillTargets(w, plan, users, segs, rankOf, nodeBase, uw.arena != nil)
 	// The global window carries every epoch; it stays in a passive epoch
-	// for the window's whole life.
+	// for the window's whole life (the pooled one for the job's).
 	// Neither call communicates, so a failure would be this process's
 	// alone: nothing can be agreed any more, as with MPICH's own windows.
-	if rc := C.ghost_lock_all_nocheck(iw.global); rc != C.MPI_SUCCESS {
-		return rc
+	if uw.internal != nil {
+		if rc := C.ghost_lock_all_nocheck(w.gwin); rc != C.MPI_SUCCESS {
+			return rc
+		}
 	}
 	if C.ghost_win_register(w) != 0 {
 		self.log.errorf("MPI_Win_allocate: more than %d windows alive in this process", int(C.GHOST_WIN_TABLE_SLOTS))
@@ -233,9 +225,55 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	userWindowsMu.Lock()
 	userWindows[w.user] = uw
 	userWindowsMu.Unlock()
-	*(*unsafe.Pointer)(baseptr) = iw.base
+	*(*unsafe.Pointer)(baseptr) = mine
 	*win = w.user
 	return C.MPI_SUCCESS
+}
+
+// fillTargets writes what the per-operation path needs of every target:
+// the ranks of its ghosts and of itself in the window's global window
+// (rankOf), where its segment lies there, and, for a target on this node,
+// its address in this node's memory of the window (nodeBase: the node
+// segment, or the arena when pooled).
+func fillTargets(w *C.ghost_win_t, plan *redirect.WindowPlan, users []int, segs []segment,
+	rankOf func(world int) C.int, nodeBase unsafe.Pointer, pooled bool) {
+	targets := unsafe.Slice(w.t, len(users))
+	myNode := self.layout.NodeOf[self.worldRank]
+	for r, world := range users {
+		seg := segs[r]
+		ghosts := self.layout.Nodes[plan.Node[r]].Ghosts
+		boundIdx := redirect.BoundGhost(plan.Slot[r], len(ghosts))
+		t := C.ghost_target_t{
+			bound:     rankOf(ghosts[boundIdx]),
+			bound_idx: C.int(boundIdx),
+			self:      rankOf(world),
+			nghosts:   C.int(len(ghosts)),
+			slot:      C.int(plan.Slot[r]),
+			offset:    C.MPI_Aint(seg.offset),
+			size:      C.MPI_Aint(seg.size),
+			disp_unit: C.int(seg.dispUnit),
+			lock_disp: C.MPI_Aint(redirect.LockWordOffset(seg.size)),
+		}
+		// A ghost exposes the whole arena, the target only its own part.
+		if pooled {
+			t.self_offset = t.offset - C.ghost_arena_part_offset(C.int(arenaPart(world)))
+		}
+		// A target on this node is reachable in the memory this process
+		// maps: PUT and GET copy there directly when the epoch allows
+		// (rma.c, same_node_direct).
+		if plan.Node[r] == myNode && seg.size > 0 && !self.cfg.NodeLocalOff {
+			t.addr = (*C.char)(unsafe.Add(nodeBase, seg.offset))
+		}
+		for i, g := range ghosts {
+			t.ghosts[i] = rankOf(g)
+			t.ghost_world[i] = C.int(g)
+			t.ghost_local[i] = -1
+			if plan.Node[r] == myNode {
+				t.ghost_local[i] = C.int(self.layout.LocalRank[g])
+			}
+		}
+		targets[r] = t
+	}
 }
 
 // notifyGhosts sends a window command to this node's ghosts: the window's
@@ -279,13 +317,16 @@ func ghostWinFree(win *C.MPI_Win) C.int {
 	w := uw.c
 	defer syncCall(C.GHOST_CALL_WIN_FREE)()
 	C.ghost_win_unregister(w)
-	C.ghost_unlock_all(uw.internal.global)
-	// Every user is here (MPI_Win_free is collective) before the lock, and
-	// before the window's tags on the shared private communicator are
-	// given back.
+	if uw.internal != nil {
+		C.ghost_unlock_all(w.gwin)
+	}
+	// Every user is here (MPI_Win_free is collective, and every origin
+	// closed its epochs) before the lock, before the window's tags on the
+	// shared private communicator are given back, and before its memory in
+	// the arena is.
 	countCollectives(1)
 	C.ghost_real_barrier(w.pscw)
-	rc := uw.freeInternal()
+	rc := uw.release()
 	if rc2 := C.ghost_free_user_window(&w.user); rc == C.MPI_SUCCESS {
 		rc = rc2
 	}
@@ -297,8 +338,15 @@ func ghostWinFree(win *C.MPI_Win) C.int {
 	return rc
 }
 
-// freeInternal frees the window's internal objects with its ghosts.
-func (uw *userWin) freeInternal() C.int {
+// release gives back the window's memory: its segment in the arena, or its
+// internal objects, with its ghosts.
+func (uw *userWin) release() C.int {
+	if uw.arena != nil {
+		bytes := redirect.SegmentBytes(int64(uw.c.size))
+		C.ghost_arena_free(uw.arena, C.MPI_Aint(bytes))
+		C.ghost_count_shm(-C.int64_t(bytes))
+		return C.MPI_SUCCESS
+	}
 	return serialized(uw.c.pscw, func() C.int {
 		if uw.notifies {
 			notifyGhosts(C.GHOST_CMD_WIN_FREE, uw.internal.id, nil)

@@ -70,18 +70,22 @@ func TestSameNodeDirect(t *testing.T) {
 // accumulates and attributes right on the first, a middle and the last;
 // freed in another order and the room reused (programs/many_windows.c).
 // On one node they are node-local windows in the node arena, with and
-// without a ghost on the node.
+// without a ghost on the node; across 2 fake nodes they are redirected
+// windows in the pooled global window, with one and two ghosts per node.
 func TestManyWindows(t *testing.T) {
 	needMPI(t)
 	for _, tc := range []struct {
 		name   string
 		ghosts int
+		hosts  string
 	}{
-		{"g0", 0},
-		{"g1", 1},
+		{"g0", 0, ""},
+		{"g1", 1, ""},
+		{"g1-2nodes", 1, "nodeA:2,nodeB:2"},
+		{"g2-2nodes", 2, "nodeA:3,nodeB:3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := ghostRun(t, job{users: 2, ghosts: tc.ghosts, timeout: 2 * time.Minute,
+			res := ghostRun(t, job{users: 2, ghosts: tc.ghosts, hosts: tc.hosts, timeout: 2 * time.Minute,
 				args: []string{program(t, "many_windows.c"), "2000"}})
 			expectChecks(t, res, 2)
 		})

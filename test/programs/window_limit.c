@@ -1,5 +1,5 @@
 /*
- * Many redirected windows alive at once (issue 12): MPI_Win_allocate of
+ * Redirected windows up to the limit (issue 12): MPI_Win_allocate of
  * small windows over MPI_COMM_WORLD, under MPI_ERRORS_RETURN, until argv[1]
  * are alive or an allocation fails. A failure must be an MPI error returned
  * on every rank at the same window (no abort, no hang), and a collective
