@@ -21,8 +21,13 @@ import (
 // its own.
 var pooledWin = C.MPI_Win(C.GHOST_WIN_NULL)
 
-// setupPooledWin is collective over the whole job, ghosts included.
+// setupPooledWin is collective over the whole job, ghosts included. On one
+// node, where every window is node-local (GHOST_NODE_LOCAL), there is none:
+// a ghost with no window to serve may then sleep long (shim/ghost.go).
 func setupPooledWin() C.int {
+	if len(self.layout.Nodes) == 1 && !self.cfg.NodeLocalOff {
+		return C.MPI_SUCCESS
+	}
 	if allreduceMinInts(self.worldDup, int(C.ghost_arena_ready()))[0] == 0 {
 		return C.MPI_SUCCESS
 	}

@@ -166,6 +166,9 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 		rankOf = func(world int) C.int { return C.int(world) }
 		nodeBase, mine = unsafe.Pointer(C.ghost_arena_base()), uw.arena
 	} else {
+		if pooledWin != C.MPI_Win(C.GHOST_WIN_NULL) && commRank(pscw) == 0 {
+			self.log.debugf("MPI_Win_allocate: window %x: no room in some user's arena part; internal objects of its own", id)
+		}
 		uw.notifies = leadsNode(plan, commRank(pscw))
 		rc := serialized(pscw, func() C.int {
 			if uw.notifies {

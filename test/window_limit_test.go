@@ -42,3 +42,26 @@ func TestWindowLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestArenaOverflow: windows that do not fit in their users' parts of the
+// node arena get internal objects of their own, beside windows in the
+// pooled global window, on 2 fake nodes with one and two ghosts per node;
+// locks, accumulates at both ends and fence epochs work on both kinds
+// (programs/arena_overflow.c: 6 windows of 256 MiB against 1 GiB parts).
+func TestArenaOverflow(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "arena_overflow.c")
+	for _, tt := range []struct {
+		ghosts int
+		hosts  string
+	}{{1, "nodeA:2,nodeB:2"}, {2, "nodeA:3,nodeB:3"}} {
+		t.Run("g"+strconv.Itoa(tt.ghosts), func(t *testing.T) {
+			r := ghostRun(t, job{users: 2, ghosts: tt.ghosts, hosts: tt.hosts, env: []string{"GHOST_VERBOSE=debug"},
+				args: []string{bin}, timeout: 2 * time.Minute})
+			expectChecks(t, r, 2)
+			if len(ghostLines(r.stderr, "no room in some user's arena part")) == 0 {
+				t.Fatalf("no window left the arena:\n%s", r)
+			}
+		})
+	}
+}
