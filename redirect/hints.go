@@ -14,9 +14,9 @@ type HintDoc struct {
 // test holds the two lists together).
 var HintDocs = []HintDoc{
 	{Key: KeyEpochsUsed, Accepted: "comma-separated subset of `lock`, `lockall`, `fence`, `pscw`", Default: "all four",
-		Meaning: "the synchronizations the window will use; decides which internal windows are built"},
+		Meaning: "the synchronizations the window will use; without `lock`, `lock_all` takes no lock"},
 	{Key: KeyNoLocalLoadStore, Accepted: "`true`, `false`", Default: "`false`",
-		Meaning: "the process never loads or stores its own window memory directly, so self-locks need not be forced"},
+		Meaning: "the process never loads or stores its own window memory directly"},
 	{Key: KeyAsyncConfig, Accepted: "`on`, `off`", Default: "`GHOST_ASYNC` (`on`)",
 		Meaning: "`off`: a plain MPICH window with no ghost at all (its segments are still cache-line aligned, see below); `on`: redirected even under `GHOST_ASYNC=off`"},
 }

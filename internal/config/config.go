@@ -272,7 +272,7 @@ var Vars = []Var{
 	},
 	{
 		Name: "GHOST_LOAD", ReadBy: "library (users)", Accepted: "static, random, op or byte", Default: "static",
-		Doc: "How PUT and GET spread over a node's ghosts when GHOST_NG >= 2, once the target's lock is known granted: static sends everything to the target's bound ghost, random picks one at random, op rotates per operation, byte picks the ghost sent the fewest bytes. Accumulate-type operations always use the bound ghost.",
+		Doc: "How PUT and GET spread over a node's ghosts when GHOST_NG >= 2, in every kind of epoch: static sends everything to the target's bound ghost, random picks one at random, op rotates per operation, byte picks the ghost sent the fewest bytes. Accumulate-type operations always use the bound ghost.",
 		set: func(c *Config, v string) bool {
 			p := LoadPolicy(strings.ToLower(strings.TrimSpace(v)))
 			for _, known := range LoadPolicies {
