@@ -169,7 +169,7 @@ func writeSyncResults(t *testing.T, prefix string, runs []syncCounts) {
 	fmt.Fprintf(&b, "Written by `bench/sync-messages.sh` (test/sync_messages_test.go) on %s, from the\n", time.Now().UTC().Format("2006-01-02"))
 	fmt.Fprintf(&b, "`ghost_sync_internal_operations_total` and `ghost_sync_calls_total` textfile records\n")
 	fmt.Fprintf(&b, "of test/programs/sync_messages.c: fake nodes on one host, 1 user + 1 ghost per node,\n")
-	fmt.Fprintf(&b, "%d calls of each kind per rank. Each cell is point-to-point operations (locks, unlocks,\n", syncRounds)
+	fmt.Fprintf(&b, "%d calls of each kind per rank. Each cell is point-to-point operations (lock-word atomics,\n", syncRounds)
 	fmt.Fprintf(&b, "flushes, commands) / wake messages / collectives, per call and process. Wake messages are\n")
 	fmt.Fprintf(&b, "rate-limited to one per ghost per 0.2 ms, so their number depends on timing: at most one\n")
 	fmt.Fprintf(&b, "per touched target on another node. Fence: %d calls, the first with `MPI_MODE_NOPRECEDE`\n", syncRounds+1)
