@@ -645,29 +645,26 @@ static void init_ctl(char *segment, MPI_Aint data, MPI_Aint ctl, MPI_Aint size, 
     c->disp_unit = disp_unit;
 }
 
-enum { ARENA_NO_ROOM = -1, ARENA_FAILED = -2 };
+enum { ARENA_NO_ROOM = -1 };
 
 /* The window in the node arena (arena.h): each rank carves its segment
- * from its part, and the handle is a dynamic window, which needs no memory
- * of MPICH's; Ghost answers what would differ (base, size, disp_unit,
- * flavor, shared_query). One allgather publishes every segment and agrees
- * on the outcome. Returns ARENA_NO_ROOM, having freed everything, when some
- * rank's part has no room: the caller takes the other path. */
+ * from its part, and the handle is a window over no memory
+ * (ghost_user_window); Ghost answers what would differ (base, size,
+ * disp_unit, flavor, shared_query). One allgather publishes every segment
+ * and tells every rank whether all found room; only then is the handle
+ * made (MPICH 4.0.2 crashes in a failing MPI_Win_allocate_shared that
+ * follows the free of such a handle, so the other path must not come after
+ * one). Returns ARENA_NO_ROOM, having freed everything, when some rank's
+ * part has no room: the caller takes the other path. */
 static int arena_window(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, int n, int me,
                         const ghost_hints_t *hints, void *baseptr, MPI_Win *win)
 {
     MPI_Aint data = ROUND_LINE(size), ctl = ghost_local_ctl_bytes(n);
-    MPI_Win handle;
-    int rc = GHOST_REAL(MPI_Win_create_dynamic)(info, comm, &handle);
-    if (rc != MPI_SUCCESS)
-        return rc;
     char *mine = ghost_arena_alloc(data + ctl);
-    ghost_win_t *w = NULL;
     int64_t rec[2] = {ARENA_NO_ROOM, (int64_t)size};
     if (mine) {
         init_ctl(mine, data, ctl, size, disp_unit);
-        w = new_window(n, me, handle, mine, size, disp_unit, hints);
-        rec[0] = w ? ghost_arena_offset(mine) : ARENA_FAILED;
+        rec[0] = ghost_arena_offset(mine);
     }
     /* Small groups, the usual case, need no allocation for the list. */
     int64_t small[2 * 64], *all = n <= 64 ? small : malloc(sizeof(int64_t) * 2 * (size_t)n);
@@ -675,27 +672,28 @@ static int arena_window(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm co
         fprintf(stderr, "ghost: error: MPI_Win_allocate: no memory for a list of %d ranks\n", n);
         ghost_real_abort(1);
     }
-    rc = GHOST_REAL(MPI_Allgather)(rec, 2, MPI_INT64_T, all, 2, MPI_INT64_T, comm);
+    int rc = GHOST_REAL(MPI_Allgather)(rec, 2, MPI_INT64_T, all, 2, MPI_INT64_T, comm);
     /* Every rank reads the same list, so all decide alike. */
-    int failed = MPI_SUCCESS, room = 1;
-    for (int r = 0; rc == MPI_SUCCESS && r < n; r++) {
-        if (all[2 * r] == ARENA_FAILED)
-            failed = MPI_ERR_NO_MEM; /* that process holds too many windows */
-        else if (all[2 * r] == ARENA_NO_ROOM)
-            room = 0;
-    }
-    if (rc != MPI_SUCCESS || failed != MPI_SUCCESS || !room) {
-        delete_window(w);
-        if (rc == MPI_SUCCESS)
-            GHOST_REAL(MPI_Win_free)(&handle);
+    int room = 1;
+    for (int r = 0; rc == MPI_SUCCESS && r < n; r++)
+        room = room && all[2 * r] != ARENA_NO_ROOM;
+    MPI_Win handle = MPI_WIN_NULL;
+    if (rc == MPI_SUCCESS && room)
+        rc = ghost_user_window(info, comm, &handle); /* MPICH raises its own errors */
+    if (rc != MPI_SUCCESS || !room) {
         ghost_arena_free(mine, data + ctl);
         if (all != small)
             free(all);
-        if (rc != MPI_SUCCESS) /* MPICH raised it */
-            return rc;
-        if (failed != MPI_SUCCESS)
-            PMPI_Comm_call_errhandler(comm, failed);
-        return failed != MPI_SUCCESS ? failed : ARENA_NO_ROOM;
+        return rc != MPI_SUCCESS ? rc : ARENA_NO_ROOM;
+    }
+    /* The table has twice the slots of MPICH's communicator contexts, one of
+     * which every window holds: only a failed calloc can stop this here,
+     * after the collective, where returning alone would leave the others
+     * with a window this process lacks. */
+    ghost_win_t *w = new_window(n, me, handle, mine, size, disp_unit, hints);
+    if (!w) {
+        fprintf(stderr, "ghost: error: MPI_Win_allocate: no memory for the window's record\n");
+        ghost_real_abort(1);
     }
     for (int r = 0; r < n; r++)
         set_target(w, r, ghost_arena_base() + all[2 * r], ROUND_LINE((MPI_Aint)all[2 * r + 1]));
