@@ -44,7 +44,7 @@ func TestAppsSuiteConfigs(t *testing.T) {
 	if s.Configs[0] != "plain-nolocal" {
 		t.Errorf("baseline %q, want plain-nolocal", s.Configs[0])
 	}
-	for _, c := range []string{"plain-armci-nowinalloc", "mpich-thread", "ghost", "ghost-auto"} {
+	for _, c := range []string{"plain-armci-nowinalloc", "mpich-thread-nolocal", "ghost", "ghost-auto"} {
 		if !containsString(s.Configs, c) {
 			t.Errorf("apps does not run %s", c)
 		}
