@@ -3,13 +3,16 @@
  * the comm-taking calls that need more than a plain MPI_COMM_WORLD swap.
  * Like the generated ones, each defines PMPI_name and aliases MPI_name to it.
  */
+#define _GNU_SOURCE /* RTLD_DEFAULT, dladdr */
 #include "ghost.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 MPI_Comm ghost_user_world = MPI_COMM_WORLD;
 int ghost_total_ghosts = 0;
@@ -25,10 +28,32 @@ __attribute__((constructor)) static void resolve_mpich(void) { ghost_resolve_rea
 
 static void require_mpich(void)
 {
+    /* Open MPI's MPI_COMM_WORLD is the address of this global; MPICH has
+     * no such symbol. Open MPI's PMPI_Init would be found below and the
+     * first MPICH integer handle passed to it would crash the process
+     * (cmd/ghost/abi.go refuses such programs before launch, from their
+     * DT_NEEDED). Both refusals stop with one line and status 1 before MPI
+     * is initialized: abort() would add the launcher's signal report and a
+     * core file to a configuration mistake. */
+    void *ompi = dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world");
+    if (ompi != NULL) {
+        /* Name the library by one of its functions: the global itself is
+         * often a copy relocated into the program. */
+        void *in_library = dlsym(RTLD_DEFAULT, "ompi_mpi_init");
+        if (in_library == NULL)
+            in_library = ompi;
+        Dl_info info;
+        fprintf(stderr,
+                "ghost: error: libghost.so was built for MPICH's ABI; this program uses Open MPI (%s), whose "
+                "handles it cannot pass: rebuild it with MPICH's compiler wrappers (mpicc.mpich), or run it "
+                "without Ghost; see docs/openmpi.md\n",
+                dladdr(in_library, &info) && info.dli_fname ? info.dli_fname : "libmpi.so.40");
+        _exit(1);
+    }
     if (GHOST_REAL(MPI_Init) == NULL || GHOST_REAL(MPI_Init_thread) == NULL) {
         fprintf(stderr, "ghost: error: MPICH's PMPI_Init was not found; libghost.so works only "
                         "in programs linked with MPICH's libmpi\n");
-        abort();
+        _exit(1);
     }
 }
 

@@ -215,6 +215,12 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ghost run: %v\n", err)
 		return 2
 	}
+	// Refuse before anything starts: an Open MPI program would crash in
+	// its first MPI call on every rank.
+	if err := foreignMPIError(o.program[0], exec.LookPath); err != nil {
+		fmt.Fprintf(stderr, "ghost run: %v\n", err)
+		return 2
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintf(stderr, "ghost run: %v\n", err)

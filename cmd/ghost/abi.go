@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// linkedMPI is the MPI library a program runs with, as far as the ELF
+// dynamic sections of the program and its libraries tell.
+type linkedMPI struct {
+	ELF    string // the file read: the program, or the interpreter of its script
+	Script bool   // ELF is the interpreter of the script given
+	Soname string // the MPI library's soname; "" when none was found
+	Via    string // the library whose DT_NEEDED names Soname; "" when the ELF itself does
+	Family string // programFamily(Soname): MPICH, Open MPI, or ""
+}
+
+// Depths of the search: a script's interpreter may itself be a script (the
+// kernel allows a few levels), and the MPI library usually hangs below a
+// Fortran or C++ binding library or an application library (ARMCI,
+// OpenCoarrays), one or two levels down.
+const (
+	maxInterpreterDepth = 4
+	maxLibraryDepth     = 3
+)
+
+// programMPI finds which MPI library the program argv0 (a path, or a name
+// looked up on PATH as mpiexec would) uses. A script is followed to its
+// interpreter (#! line, through /usr/bin/env), so `python3 app.py` and
+// `./app.sh` are read as what the kernel runs. The program's own DT_NEEDED
+// come first; only when none is an MPI library are its libraries read, in
+// breadth-first order, as the loader maps them.
+func programMPI(argv0 string, lookPath func(string) (string, error)) (linkedMPI, error) {
+	path, err := executablePath(argv0, lookPath)
+	if err != nil {
+		return linkedMPI{}, err
+	}
+	script := false
+	for i := 0; ; i++ {
+		interp, err := scriptInterpreter(path, lookPath)
+		if err != nil {
+			return linkedMPI{}, err
+		}
+		if interp == "" {
+			break
+		}
+		if i == maxInterpreterDepth {
+			return linkedMPI{}, fmt.Errorf("%s: more than %d levels of #! interpreters", argv0, maxInterpreterDepth)
+		}
+		path, script = interp, true
+	}
+	m := linkedMPI{ELF: path, Script: script}
+	level, seen := []string{path}, map[string]bool{}
+	for depth := 0; depth <= maxLibraryDepth && len(level) > 0; depth++ {
+		var next []string
+		for _, file := range level {
+			needed, err := neededLibs(file)
+			if err != nil {
+				if file == path {
+					return m, err
+				}
+				continue // a library the loader would map differently, or not at all
+			}
+			if soname := firstMPI(needed); soname != "" {
+				m.Soname, m.Family = soname, programFamily(soname)
+				if file != path {
+					m.Via = filepath.Base(file)
+				}
+				return m, nil
+			}
+			for _, n := range needed {
+				if !seen[n] {
+					seen[n] = true
+					if p := resolveSoname(n); p != "" {
+						next = append(next, p)
+					}
+				}
+			}
+		}
+		level = next
+	}
+	return m, nil
+}
+
+// firstMPI returns the first MPI library among sonames, an Open MPI one
+// before an MPICH one: a process that maps Open MPI at all cannot take
+// libghost.so, whatever else it maps. (Debian's mpifort.openmpi, with the
+// alternatives on MPICH, links Open MPI's Fortran library beside MPICH's
+// libmpich.so.12.)
+func firstMPI(sonames []string) string {
+	first := ""
+	for _, n := range sonames {
+		switch programFamily(n) {
+		case "Open MPI":
+			return n
+		case "MPICH":
+			if first == "" {
+				first = n
+			}
+		}
+	}
+	return first
+}
+
+// programFamily is mpiFamily, plus Open MPI's language bindings and
+// runtime, which a program may name without naming libmpi.so.40 itself.
+func programFamily(soname string) string {
+	base, _, _ := strings.Cut(soname, ".so")
+	switch base {
+	case "libmpi_mpifh", "libmpi_usempif08", "libmpi_usempi_ignore_tkr", "libmpi_cxx", "libmpi_java",
+		"liboshmem", "libopen-rte", "libopen-pal":
+		return "Open MPI"
+	}
+	return mpiFamily(soname)
+}
+
+// executablePath resolves argv0 the way execvp does: a name with a slash
+// is a path, any other name is looked up on PATH.
+func executablePath(argv0 string, lookPath func(string) (string, error)) (string, error) {
+	if strings.Contains(argv0, "/") {
+		return argv0, nil
+	}
+	return lookPath(argv0)
+}
+
+// scriptInterpreter returns the interpreter of a #! script ("" for any
+// other file), resolving `#!/usr/bin/env NAME` through PATH.
+func scriptInterpreter(path string, lookPath func(string) (string, error)) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	// Linux reads at most 256 bytes of a #! line; an ELF file stops at the
+	// first two bytes.
+	r := bufio.NewReaderSize(f, 256)
+	if magic, _ := r.Peek(2); string(magic) != "#!" {
+		return "", nil
+	}
+	line, _ := r.ReadSlice('\n')
+	fields := strings.Fields(strings.TrimPrefix(string(line), "#!"))
+	if len(fields) == 0 {
+		return "", fmt.Errorf("%s: empty #! line", path)
+	}
+	if filepath.Base(fields[0]) != "env" {
+		return fields[0], nil
+	}
+	args := fields[1:]
+	for i := 0; i < len(args); i++ {
+		// env's options and NAME=value settings come before the command:
+		// -u and -C take the next word, -S splits the rest, which Fields
+		// did already.
+		switch arg := args[i]; {
+		case arg == "-u" || arg == "-C":
+			i++
+		case strings.HasPrefix(arg, "-") || strings.Contains(arg, "="):
+		default:
+			return executablePath(arg, lookPath)
+		}
+	}
+	return "", fmt.Errorf("%s: #! line runs env without a command", path)
+}
+
+// foreignMPIError is nil unless argv0 uses an MPI whose ABI libghost.so
+// was not built for (today: Open MPI); then it says so in one sentence
+// that names the library, and what to do. A program whose MPI cannot be
+// told (not found, static MPI, unreadable) is not refused: mpiexec and
+// libghost.so's own check at MPI_Init have the last word.
+func foreignMPIError(argv0 string, lookPath func(string) (string, error)) error {
+	m, err := programMPI(argv0, lookPath)
+	if err != nil || m.Family != "Open MPI" {
+		return nil
+	}
+	how := m.Soname
+	if m.Via != "" {
+		how += ", needed by " + m.Via
+	}
+	if m.Script {
+		how += ", through its interpreter " + m.ELF
+	}
+	return fmt.Errorf("libghost.so was built for MPICH's ABI; %s uses Open MPI (%s), whose handles it cannot pass: "+
+		"rebuild it with MPICH's compiler wrappers (mpicc.mpich), or run it without Ghost; see docs/openmpi.md", argv0, how)
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestFirstMPI(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		sonames []string
+		want    string
+		family  string
+	}{
+		{"MPICH", []string{"libc.so.6", "libmpich.so.12"}, "libmpich.so.12", "MPICH"},
+		{"MPICH ABI name", []string{"libmpi.so.12"}, "libmpi.so.12", "MPICH"},
+		{"Open MPI", []string{"libmpi.so.40", "libc.so.6"}, "libmpi.so.40", "Open MPI"},
+		{"Open MPI 2", []string{"libmpi.so.20"}, "libmpi.so.20", "Open MPI"},
+		// Debian's mpifort.openmpi with the alternatives on MPICH.
+		{"mixed Fortran", []string{"libmpich.so.12", "libmpi_mpifh.so.40"}, "libmpi_mpifh.so.40", "Open MPI"},
+		{"Open MPI C++", []string{"libmpi_cxx.so.40"}, "libmpi_cxx.so.40", "Open MPI"},
+		{"no MPI", []string{"libc.so.6", "libm.so.6"}, "", ""},
+		{"nothing", nil, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := firstMPI(tc.sonames)
+			if got != tc.want || programFamily(got) != tc.family {
+				t.Errorf("firstMPI(%q) = %q (%q), want %q (%q)", tc.sonames, got, programFamily(got), tc.want, tc.family)
+			}
+		})
+	}
+}
+
+func writeScript(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// fakePath finds every name in /fake/bin, and nothing else.
+func fakePath(name string) (string, error) {
+	if name == "missing" {
+		return "", errors.New("not found")
+	}
+	return "/fake/bin/" + name, nil
+}
+
+func TestScriptInterpreter(t *testing.T) {
+	dir := t.TempDir()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, text, want, err string
+	}{
+		{"plain path", "#!/bin/sh -e\necho\n", "/bin/sh", ""},
+		{"env", "#!/usr/bin/env python3\n", "/fake/bin/python3", ""},
+		{"env with options", "#!/usr/bin/env -S -u HOME -C /tmp A=1 python3 -u\n", "/fake/bin/python3", ""},
+		{"no newline", "#!/bin/bash", "/bin/bash", ""},
+		{"not a script", "echo hello\n", "", ""},
+		{"empty", "", "", ""},
+		{"empty #!", "#!   \n", "", "empty #! line"},
+		{"env alone", "#!/usr/bin/env -i\n", "", "without a command"},
+		{"env, command missing", "#!/usr/bin/env missing\n", "", "not found"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := scriptInterpreter(writeScript(t, dir, "s", tc.text), fakePath)
+			if got != tc.want || (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("got %q, %v; want %q, error containing %q", got, err, tc.want, tc.err)
+			}
+		})
+	}
+	t.Run("ELF", func(t *testing.T) {
+		if got, err := scriptInterpreter(self, fakePath); got != "" || err != nil {
+			t.Errorf("the test binary: got %q, %v; want no interpreter", got, err)
+		}
+	})
+}
+
+func TestProgramMPI(t *testing.T) {
+	dir := t.TempDir()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test binary links no MPI: a script run by it is read as it.
+	script := writeScript(t, dir, "app.sh", "#!"+self+"\n")
+	m, err := programMPI(script, fakePath)
+	if err != nil || m.ELF != self || !m.Script || m.Soname != "" || m.Family != "" {
+		t.Errorf("script: %+v, %v; want the test binary, no MPI", m, err)
+	}
+	if err := foreignMPIError(script, fakePath); err != nil {
+		t.Errorf("foreignMPIError on a program without MPI: %v", err)
+	}
+
+	loop := writeScript(t, dir, "loop.sh", "#!"+filepath.Join(dir, "loop.sh")+"\n")
+	if _, err := programMPI(loop, fakePath); err == nil || !strings.Contains(err.Error(), "levels of #! interpreters") {
+		t.Errorf("a script that is its own interpreter: got %v, want the depth error", err)
+	}
+	if _, err := programMPI("missing", fakePath); err == nil {
+		t.Error("a program not on PATH: no error")
+	}
+	// ghost run leaves programs it cannot read to mpiexec, which says why.
+	if err := foreignMPIError(filepath.Join(dir, "nonexistent"), fakePath); err != nil {
+		t.Errorf("foreignMPIError on a missing program: %v, want nil", err)
+	}
+}

@@ -1,0 +1,119 @@
+package test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	openMPIOnce sync.Once
+	openMPIProg string
+	openMPIErr  string
+)
+
+// openMPIProgram builds programs/world.c with Open MPI's mpicc once, or
+// skips the test when Open MPI's headers are not installed.
+func openMPIProgram(t *testing.T) string {
+	t.Helper()
+	needMPI(t)
+	for _, tool := range []string{"mpicc.openmpi", "mpirun.openmpi"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not found: the Open MPI tests need libopenmpi-dev and openmpi-bin (make deps and .ci/run install them)", tool)
+		}
+	}
+	openMPIOnce.Do(func() {
+		bin := filepath.Join(progDir, "world_openmpi")
+		src, _ := filepath.Abs("programs/world.c")
+		out, err := exec.Command("mpicc.openmpi", "-O2", "-Wall", "-I"+filepath.Dir(src), "-o", bin, src).CombinedOutput()
+		if err != nil {
+			openMPIErr = "mpicc.openmpi programs/world.c: " + err.Error() + "\n" + string(out)
+			return
+		}
+		openMPIProg = bin
+	})
+	if openMPIErr != "" {
+		t.Fatal(openMPIErr)
+	}
+	return openMPIProg
+}
+
+// openMPIRun runs prog on 2 ranks with Open MPI's own launcher; preload
+// puts libghost.so into the ranks.
+func openMPIRun(t *testing.T, prog string, preload bool) result {
+	t.Helper()
+	args := []string{"--oversubscribe", "-n", "2"}
+	if os.Geteuid() == 0 {
+		args = append(args, "--allow-run-as-root") // CI runs as root
+	}
+	if preload {
+		args = append(args, "-x", "LD_PRELOAD="+filepath.Join(buildDir, "libghost.so"))
+	}
+	return execute(t, job{timeout: 60 * time.Second}, "mpirun.openmpi", append(args, prog, "2", "2")...)
+}
+
+// TestOpenMPIRefused: libghost.so is built for MPICH's ABI. A program built
+// with Open MPI must be refused with one clear line, by `ghost run` before
+// anything starts and by the preloaded library at MPI_Init, instead of a
+// segmentation fault on the first MPICH handle (docs/openmpi.md).
+func TestOpenMPIRefused(t *testing.T) {
+	prog := openMPIProgram(t)
+	// check: the run failed with one or more refusal lines that start with
+	// prefix (one per rank for the library) and say all of this.
+	says := []string{"built for MPICH's ABI", "uses Open MPI", "libmpi.so.40", "docs/openmpi.md"}
+	check := func(t *testing.T, r result, prefix string) {
+		t.Helper()
+		var lines []string
+		for _, l := range strings.Split(r.stderr, "\n") {
+			if strings.HasPrefix(l, prefix) {
+				lines = append(lines, l)
+			}
+		}
+		if len(lines) == 0 {
+			t.Fatalf("no %q line on stderr:\n%s", prefix, r)
+		}
+		for _, l := range lines {
+			for _, want := range says {
+				if !strings.Contains(l, want) {
+					t.Errorf("%q does not say %q", l, want)
+				}
+			}
+		}
+		if strings.Contains(r.stderr, "SIGSEGV") || strings.Contains(r.stderr, "Segmentation fault") {
+			t.Errorf("the refusal came with a crash:\n%s", r)
+		}
+	}
+
+	t.Run("plain", func(t *testing.T) {
+		// The program itself is sound under Open MPI: what follows is
+		// Ghost's refusal, not a broken build.
+		if r := openMPIRun(t, prog, false); r.code != 0 {
+			t.Fatalf("plain Open MPI run failed:\n%s", r)
+		}
+	})
+	t.Run("ghost-run", func(t *testing.T) {
+		start := time.Now()
+		r := ghostRun(t, job{users: 2, args: []string{prog, "2", "2"}})
+		if r.code != 2 {
+			t.Fatalf("exit %d, want 2 (a program ghost run cannot take):\n%s", r.code, r)
+		}
+		check(t, r, "ghost run: ")
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("ghost run took %v to refuse: it must refuse before launching", d)
+		}
+		if r.stdout != "" {
+			t.Errorf("ghost run started something: stdout %q", r.stdout)
+		}
+	})
+	t.Run("preload", func(t *testing.T) {
+		r := openMPIRun(t, prog, true)
+		if r.code == 0 {
+			t.Fatalf("the preloaded run succeeded:\n%s", r)
+		}
+		check(t, r, "ghost: error: ")
+	})
+}
