@@ -9,10 +9,11 @@
 GO      ?= go
 BUILD   := build
 # Packages the build and the tests need (Debian names): MPICH, the real
-# applications that `make test` runs a subset of (docs/apps.md), and the
+# applications that `make test` runs a subset of (docs/apps.md), the
 # Prometheus server the metrics integration test scrapes with
-# (test/metrics_test.go).
-DEB_PKGS := mpich libmpich-dev gfortran pkg-config nwchem-mpich libarmci-mpi-dev libcoarrays-mpich-dev prometheus
+# (test/metrics_test.go), and Open MPI's compiler and launcher, with which
+# test/openmpi_test.go builds a program that Ghost must refuse.
+DEB_PKGS := mpich libmpich-dev gfortran pkg-config nwchem-mpich libarmci-mpi-dev libcoarrays-mpich-dev prometheus libopenmpi-dev openmpi-bin
 # Installed with --no-install-recommends: Slurm and munge for the Slurm
 # integration test (test/slurm_test.go), which runs its own daemons in a
 # scratch directory. Their recommendations (mail, database and docs
@@ -48,7 +49,7 @@ deps:
 	fi; \
 	if [ -n "$$missing" ]; then \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing || exit 1; \
-		: "nwchem-mpich pulls in Open MPI, which takes over the alternatives"; \
+		: "nwchem-mpich and libopenmpi-dev bring Open MPI, which takes over the alternatives"; \
 		$$SUDO update-alternatives --set mpi /usr/bin/mpicc.mpich; \
 		$$SUDO update-alternatives --set mpirun /usr/bin/mpirun.mpich; \
 		$$SUDO update-alternatives --set mpi-x86_64-linux-gnu /usr/include/x86_64-linux-gnu/mpich; \
