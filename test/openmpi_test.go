@@ -1,6 +1,7 @@
 package test
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,6 +108,26 @@ func TestOpenMPIRefused(t *testing.T) {
 		}
 		if r.stdout != "" {
 			t.Errorf("ghost run started something: stdout %q", r.stdout)
+		}
+	})
+	t.Run("doctor", func(t *testing.T) {
+		r := execute(t, job{timeout: 60 * time.Second}, filepath.Join(buildDir, "ghost"), "doctor", "--json", "--no-probe", "--", prog)
+		var doc struct {
+			MPI struct {
+				Program struct {
+					ABI     string
+					OK      bool
+					Verdict string
+				}
+			}
+			Errors []string
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatalf("doctor --json printed no JSON document: %v\n%s", err, r)
+		}
+		p := doc.MPI.Program
+		if r.code != 1 || p.ABI != "Open MPI" || p.OK || !strings.Contains(p.Verdict, "libmpi.so.40") {
+			t.Errorf("doctor on an Open MPI program: exit %d, program %+v; want exit 1 and an Open MPI verdict", r.code, p)
 		}
 	})
 	t.Run("preload", func(t *testing.T) {

@@ -117,6 +117,19 @@ func programFamily(soname string) string {
 	return mpiFamily(soname)
 }
 
+// origin says where Soname was found when the program does not name it
+// itself ("" when it does).
+func (m linkedMPI) origin() string {
+	var parts []string
+	if m.Via != "" {
+		parts = append(parts, "needed by "+m.Via)
+	}
+	if m.Script {
+		parts = append(parts, "through its interpreter "+m.ELF)
+	}
+	return strings.Join(parts, ", ")
+}
+
 // executablePath resolves argv0 the way execvp does: a name with a slash
 // is a path, any other name is looked up on PATH.
 func executablePath(argv0 string, lookPath func(string) (string, error)) (string, error) {
@@ -175,11 +188,8 @@ func foreignMPIError(argv0 string, lookPath func(string) (string, error)) error 
 		return nil
 	}
 	how := m.Soname
-	if m.Via != "" {
-		how += ", needed by " + m.Via
-	}
-	if m.Script {
-		how += ", through its interpreter " + m.ELF
+	if o := m.origin(); o != "" {
+		how += ", " + o
 	}
 	return fmt.Errorf("libghost.so was built for MPICH's ABI; %s uses Open MPI (%s), whose handles it cannot pass: "+
 		"rebuild it with MPICH's compiler wrappers (mpicc.mpich), or run it without Ghost; see docs/openmpi.md", argv0, how)

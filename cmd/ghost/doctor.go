@@ -226,21 +226,42 @@ func mpiSection(r *Report, lib, program string) string {
 
 	if program != "" {
 		p := &BinaryABI{Path: program}
-		needed, err := neededLibs(program)
+		// A script is read as its interpreter; an MPI library that only
+		// the program's libraries need is found below them (abi.go).
+		linked, _ := programMPI(program, exec.LookPath)
+		file := program
+		if linked.ELF != "" {
+			file = linked.ELF
+		}
+		sameFile := func(a, b string) bool {
+			pa, pb := resolveSoname(a), resolveSoname(b)
+			if pa == "" || pb == "" {
+				return false
+			}
+			ra, errA := filepath.EvalSymlinks(pa)
+			rb, errB := filepath.EvalSymlinks(pb)
+			return errA == nil && errB == nil && ra == rb
+		}
+		needed, err := neededLibs(file)
 		if err != nil {
 			p.ABI, p.MPI, p.Verdict = "unknown", []string{}, fmt.Sprintf("cannot read its dynamic section: %v", err)
 			r.warn("program %s: %s", program, p.Verdict)
 		} else {
 			p.Needed = needed
-			checkProgram(p, m.Library.Name, func(a, b string) bool {
-				pa, pb := resolveSoname(a), resolveSoname(b)
-				if pa == "" || pb == "" {
-					return false
-				}
-				ra, errA := filepath.EvalSymlinks(pa)
-				rb, errB := filepath.EvalSymlinks(pb)
-				return errA == nil && errB == nil && ra == rb
-			})
+			checkProgram(p, m.Library.Name, sameFile)
+			where := ""
+			if linked.Script {
+				where = "through its interpreter " + linked.ELF
+			}
+			if p.ABI == "none" && linked.Soname != "" {
+				below := &BinaryABI{Needed: []string{linked.Soname}}
+				checkProgram(below, m.Library.Name, sameFile)
+				p.MPI, p.ABI, p.OK, p.Verdict = below.MPI, below.ABI, below.OK, below.Verdict
+				where = linked.origin()
+			}
+			if where != "" {
+				p.Verdict = where + ": " + p.Verdict
+			}
 			switch {
 			case p.ABI == "none":
 				r.warn("program %s: %s", program, p.Verdict)

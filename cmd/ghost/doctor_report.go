@@ -263,7 +263,7 @@ func checkProgram(p *BinaryABI, ghostLib string, sameFile func(a, b string) bool
 		switch {
 		case mpiFamily(n) == "Open MPI":
 			p.ABI = "Open MPI"
-			p.Verdict = fmt.Sprintf("an Open MPI binary (links %s): libghost.so works only with the MPICH ABI; rebuild it with MPICH's mpicc (mpicc.mpich)", n)
+			p.Verdict = fmt.Sprintf("an Open MPI binary (links %s): libghost.so works only with the MPICH ABI; rebuild it with MPICH's mpicc (mpicc.mpich); see docs/openmpi.md", n)
 			return
 		case n != ghostLib && !sameFile(n, ghostLib):
 			p.Verdict = fmt.Sprintf("links %s, a different MPICH-ABI soname than the %s this machine's MPICH provides: the process may load two MPI libraries; rebuild it against this MPICH or make %s resolve to it", n, ghostLib, n)
