@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -57,6 +58,25 @@ func openMPIRun(t *testing.T, prog string, preload bool) result {
 	return execute(t, job{timeout: 60 * time.Second}, "mpirun.openmpi", append(args, prog, "2", "2")...)
 }
 
+// libraryInParens is the library file a refusal names.
+var libraryInParens = regexp.MustCompile(`Open MPI \([^)]*libmpi\.so\.40\)`)
+
+// quotedInDocs checks that docs/openmpi.md quotes line as printed, with
+// the program's path as ./app and any library path masked.
+func quotedInDocs(t *testing.T, line, prog string) {
+	t.Helper()
+	mask := func(l string) string {
+		return libraryInParens.ReplaceAllString(strings.ReplaceAll(l, prog, "./app"), "Open MPI (LIB)")
+	}
+	quoted, _ := fencedLines(t, "../docs/openmpi.md")
+	for _, q := range quoted {
+		if mask(q) == mask(line) {
+			return
+		}
+	}
+	t.Errorf("docs/openmpi.md does not quote %q", mask(line))
+}
+
 // TestOpenMPIRefused: libghost.so is built for MPICH's ABI. A program built
 // with Open MPI must be refused with one clear line, by `ghost run` before
 // anything starts and by the preloaded library at MPI_Init, instead of a
@@ -87,6 +107,7 @@ func TestOpenMPIRefused(t *testing.T) {
 		if strings.Contains(r.stderr, "SIGSEGV") || strings.Contains(r.stderr, "Segmentation fault") {
 			t.Errorf("the refusal came with a crash:\n%s", r)
 		}
+		quotedInDocs(t, lines[0], prog)
 	}
 
 	t.Run("plain", func(t *testing.T) {
