@@ -20,7 +20,9 @@
 #                          mpi4py row (default /usr/bin/python3; the row is
 #                          left out, with the reason, when it has no mpi4py)
 # Run it on a quiet machine: the JSON records the load average before and
-# after each configuration and the target's CPU share in its busy loop.
+# after each configuration, the target's CPU share in its busy loop, and
+# the niceness the script ran at (on a shared machine, `nice -n -10 sh
+# bench/openmpi-progress.sh` gives both ranks their cores).
 set -eu
 cd "$(dirname "$0")/.."
 ms=${OPENMPI_PROGRESS_MS:-100}
@@ -82,7 +84,7 @@ echo "$configs" | while IFS='|' read -r name what args flavours silent; do
 	status=0
 	launch "$args" -f "$flavours" -c "$ms" -r "$reps" -l "$name" >"$work/$name.out" 2>"$work/$name.err" || status=$?
 	after=$(load)
-	error=$(grep -m1 '\*\*\* An error occurred in\|MPI_ERR_\|cannot be selected' "$work/$name.err" || true)
+	error=$(grep -m1 'An error occurred in\|MPI_ERR_\|cannot be selected' "$work/$name.err" || grep . "$work/$name.err" | tail -n1 || true)
 	grep '^{' "$work/$name.out" | jq -sc --arg name "$name" --arg what "$what" --arg args "$args" \
 		--argjson components "$components" --arg before "$before" --arg after "$after" \
 		--argjson status "$status" --arg error "$error" \
@@ -106,9 +108,9 @@ else
 fi
 
 params=$(grep -hv '^\s*\(#\|$\)' /etc/openmpi/openmpi-mca-params.conf 2>/dev/null | tr '\n' ';' || true)
-jq -s --arg date "$(date -u +%FT%TZ)" --arg host "$(hostname)" --arg cpus "$(nproc)" --arg params "$params" \
+jq -s --arg date "$(date -u +%FT%TZ)" --arg host "$(hostname)" --arg cpus "$(nproc)" --arg params "$params" --arg nice "$(nice)" \
 	--argjson ms "$ms" --argjson reps "$reps" --argjson mpi4py "$mpi4py" \
-	'{date:$date, host:$host, cpus:($cpus|tonumber), compute_ms:$ms, reps:$reps, mca_params_conf:$params,
+	'{date:$date, host:$host, cpus:($cpus|tonumber), niceness:($nice|tonumber), compute_ms:$ms, reps:$reps, mca_params_conf:$params,
 	  mpi:(map(.mpi)|map(select(.))|.[0]), configs:., mpi4py:$mpi4py}' \
 	"$work/configs.jsonl" >"$prefix.json"
 

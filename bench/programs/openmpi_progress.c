@@ -27,11 +27,11 @@
  * target sends the times it started computing, saw the value land and
  * stopped computing, and the origin relates them to its own issue time. An
  * operation is "done while the target computed" when, before the target
- * stopped, the origin's completing call had returned (not asked under
- * fence), the update was in the target's memory (PUT, ACC, FOP) and the
- * fetched value in the origin's (GET, FOP). PSCW's MPI_Win_complete only
- * completes the operation at the origin, so its return alone proves nothing
- * about the target.
+ * stopped: under lock and lockall, the completing call had returned (which
+ * completes it at the target as well); under PSCW, MPI_Win_complete had
+ * returned and the target had seen the update (complete only completes the
+ * operation at the origin); under fence, the update was in the target's
+ * memory (PUT, ACC, FOP) and the fetched value in the origin's (GET, FOP).
  *
  * The target also measures its CPU time during each loop: a share well
  * below 1 means the machine was too busy for the 100 ms to mean anything.
@@ -302,15 +302,21 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* When the operation was done, in us of CLOCK_MONOTONIC, from both sides'
- * point of view: the origin's completing call has returned (except under
- * fence, whose closing call waits for the target by definition), the
- * target's memory holds the update (PUT, ACC, FOP) and the origin's buffer
- * holds the fetched value (GET, FOP; under fence watched for, otherwise
- * implied by the completing call). 0 when some part was not seen while the
- * target computed: the target saw its update only after it stopped. */
+/* When the operation was done, in us of CLOCK_MONOTONIC, or 0 when some
+ * part of it was not seen while the target computed.
+ *   lock, lockall: when MPI_Win_unlock or MPI_Win_flush returned, which by
+ *     the standard completes the operation at the target too. This does not
+ *     depend on the target being scheduled to watch its memory.
+ *   pscw: MPI_Win_complete completes the operation at the origin only, so
+ *     the later of its return and, for PUT, ACC and FOP, the moment the
+ *     target saw the update.
+ *   fence: the closing fence waits for the target by definition, so only
+ *     the data counts: the update seen by the target (PUT, ACC, FOP) and the
+ *     fetched value seen by the origin (GET, FOP). */
 static double effect_at(int sync, int op, const rep_t *r)
 {
+    if (sync == SYNC_LOCK || sync == SYNC_LOCKALL)
+        return r->done;
     double at = sync == SYNC_FENCE ? r->issue : r->done;
     if (op != OP_GET) {
         if (r->landed == 0)
