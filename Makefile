@@ -53,6 +53,8 @@ deps:
 		$$SUDO update-alternatives --set mpi /usr/bin/mpicc.mpich; \
 		$$SUDO update-alternatives --set mpirun /usr/bin/mpirun.mpich; \
 		$$SUDO update-alternatives --set mpi-x86_64-linux-gnu /usr/include/x86_64-linux-gnu/mpich; \
+		: "libopenmpi-dev recommends OpenCoarrays for Open MPI, which takes caf"; \
+		$$SUDO update-alternatives --set caf /usr/bin/caf.mpich; \
 	fi; \
 	if [ -n "$$missing_nr" ]; then \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing_nr || exit 1; \
