@@ -10,7 +10,6 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <unistd.h>
 
