@@ -12,8 +12,9 @@ BUILD   := build
 # applications that `make test` runs a subset of (docs/apps.md), the
 # Prometheus server the metrics integration test scrapes with
 # (test/metrics_test.go), and Open MPI's compiler and launcher, with which
-# test/openmpi_test.go builds a program that Ghost must refuse.
-DEB_PKGS := mpich libmpich-dev gfortran pkg-config nwchem-mpich libarmci-mpi-dev libcoarrays-mpich-dev prometheus libopenmpi-dev openmpi-bin
+# test/openmpi_test.go builds a program that Ghost must refuse, with
+# Debian's mpi4py, which is built on Open MPI, for the Python case.
+DEB_PKGS := mpich libmpich-dev gfortran pkg-config nwchem-mpich libarmci-mpi-dev libcoarrays-mpich-dev prometheus libopenmpi-dev openmpi-bin python3-mpi4py
 # Installed with --no-install-recommends: Slurm and munge for the Slurm
 # integration test (test/slurm_test.go), which runs its own daemons in a
 # scratch directory. Their recommendations (mail, database and docs

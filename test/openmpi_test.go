@@ -151,6 +151,27 @@ func TestOpenMPIRefused(t *testing.T) {
 			t.Errorf("doctor on an Open MPI program: exit %d, program %+v; want exit 1 and an Open MPI verdict", r.code, p)
 		}
 	})
+	t.Run("mpi4py", func(t *testing.T) {
+		// Debian's python3-mpi4py is built on Open MPI; python3 itself
+		// links no MPI, so ghost run reads the script and mpi4py's module.
+		const python = "/usr/bin/python3"
+		if err := exec.Command(python, "-c", "import mpi4py").Run(); err != nil {
+			t.Skipf("%s has no mpi4py (python3-mpi4py, which make deps and .ci/run install)", python)
+		}
+		app := filepath.Join(t.TempDir(), "app.py")
+		if err := os.WriteFile(app, []byte("from mpi4py import MPI\nprint(MPI.COMM_WORLD.Get_rank())\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := ghostRun(t, job{users: 2, args: []string{python, app}})
+		if r.code != 2 || r.stdout != "" {
+			t.Fatalf("exit %d, want 2 and nothing started:\n%s", r.code, r)
+		}
+		for _, want := range []string{"ghost run: ", "built for MPICH's ABI", "uses Open MPI (libmpi.so.40, needed by mpi4py's MPI.", "docs/openmpi.md"} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr does not say %q:\n%s", want, r.stderr)
+			}
+		}
+	})
 	t.Run("preload", func(t *testing.T) {
 		r := openMPIRun(t, prog, true)
 		if r.code == 0 {

@@ -2,10 +2,15 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
+
+	"github.com/ghost-mpi/ghost/internal/mpiprog"
 )
 
 // linkedMPI is the MPI library a program runs with, as far as the ELF
@@ -13,6 +18,7 @@ import (
 type linkedMPI struct {
 	ELF    string // the file read: the program, or the interpreter of its script
 	Script bool   // ELF is the interpreter of the script given
+	python bool   // Soname was found through mpi4py's MPI module
 	Soname string // the MPI library's soname; "" when none was found
 	Via    string // the library whose DT_NEEDED names Soname; "" when the ELF itself does
 	Family string // programFamily(Soname): MPICH, Open MPI, or ""
@@ -27,14 +33,16 @@ const (
 	maxLibraryDepth     = 3
 )
 
-// programMPI finds which MPI library the program argv0 (a path, or a name
-// looked up on PATH as mpiexec would) uses. A script is followed to its
-// interpreter (#! line, through /usr/bin/env), so `python3 app.py` and
-// `./app.sh` are read as what the kernel runs. The program's own DT_NEEDED
-// come first; only when none is an MPI library are its libraries read, in
-// breadth-first order, as the loader maps them.
-func programMPI(argv0 string, lookPath func(string) (string, error)) (linkedMPI, error) {
-	path, err := executablePath(argv0, lookPath)
+// programMPI finds which MPI library the program argv[0] (a path, or a
+// name looked up on PATH as mpiexec would) uses. A script is followed to
+// its interpreter (#! line, through /usr/bin/env), so `./app.sh` is read as
+// what the kernel runs. The ELF's own DT_NEEDED come first; only when none
+// is an MPI library are its libraries read, in breadth-first order, as the
+// loader maps them. A Python program that names mpi4py and links no MPI
+// itself is read through mpi4py's MPI module, which Python loads with
+// dlopen (pythonMPI).
+func programMPI(argv []string, lookPath func(string) (string, error)) (linkedMPI, error) {
+	path, err := executablePath(argv[0], lookPath)
 	if err != nil {
 		return linkedMPI{}, err
 	}
@@ -48,11 +56,32 @@ func programMPI(argv0 string, lookPath func(string) (string, error)) (linkedMPI,
 			break
 		}
 		if i == maxInterpreterDepth {
-			return linkedMPI{}, fmt.Errorf("%s: more than %d levels of #! interpreters", argv0, maxInterpreterDepth)
+			return linkedMPI{}, fmt.Errorf("%s: more than %d levels of #! interpreters", argv[0], maxInterpreterDepth)
 		}
 		path, script = interp, true
 	}
 	m := linkedMPI{ELF: path, Script: script}
+	soname, via, err := libraryMPI(path)
+	if err != nil {
+		return m, err
+	}
+	if soname == "" && strings.HasPrefix(filepath.Base(path), "python") {
+		// The Python source is the script itself, or the interpreter's
+		// first argument.
+		source := argv[0]
+		if !script {
+			source = pythonSource(argv[1:])
+		}
+		soname, via = pythonMPI(path, source)
+		m.python = soname != ""
+	}
+	m.Soname, m.Via, m.Family = soname, via, programFamily(soname)
+	return m, nil
+}
+
+// libraryMPI returns the MPI library the ELF file path needs, directly or
+// through its libraries, and the library that names it ("" when path does).
+func libraryMPI(path string) (soname, via string, err error) {
 	level, seen := []string{path}, map[string]bool{}
 	for depth := 0; depth <= maxLibraryDepth && len(level) > 0; depth++ {
 		var next []string
@@ -60,16 +89,15 @@ func programMPI(argv0 string, lookPath func(string) (string, error)) (linkedMPI,
 			needed, err := neededLibs(file)
 			if err != nil {
 				if file == path {
-					return m, err
+					return "", "", err
 				}
 				continue // a library the loader would map differently, or not at all
 			}
 			if soname := firstMPI(needed); soname != "" {
-				m.Soname, m.Family = soname, programFamily(soname)
 				if file != path {
-					m.Via = filepath.Base(file)
+					via = filepath.Base(file)
 				}
-				return m, nil
+				return soname, via, nil
 			}
 			for _, n := range needed {
 				if !seen[n] {
@@ -82,7 +110,59 @@ func programMPI(argv0 string, lookPath func(string) (string, error)) (linkedMPI,
 		}
 		level = next
 	}
-	return m, nil
+	return "", "", nil
+}
+
+// pythonSource is the script among a Python interpreter's arguments: the
+// first one that is not an option ("" for -c, -m and a bare interpreter,
+// whose code is not a file).
+func pythonSource(args []string) string {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-c" || a == "-m" || a == "-" || a == "--":
+			return ""
+		case a == "-W" || a == "-X" || a == "--check-hash-based-pycs":
+			i++ // these take the next word
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return ""
+}
+
+// maxSourceBytes bounds how much of a Python script is searched for mpi4py.
+const maxSourceBytes = 1 << 20
+
+// pythonMPI returns the MPI library of mpi4py's MPI module, and the module
+// as via, when the Python source names mpi4py; ("", "") otherwise. The
+// interpreter says where its mpi4py is: importing the package alone loads
+// no MPI.
+func pythonMPI(python, source string) (soname, via string) {
+	if source == "" {
+		return "", ""
+	}
+	f, err := os.Open(source)
+	if err != nil {
+		return "", ""
+	}
+	text, _ := io.ReadAll(io.LimitReader(f, maxSourceBytes))
+	f.Close()
+	if !bytes.Contains(text, []byte("mpi4py")) {
+		return "", ""
+	}
+	out, err := mpiprog.Run([]string{python, "-c",
+		"import importlib.util as u; s = u.find_spec('mpi4py.MPI'); print(s.origin if s else '')"},
+		nil, 20*time.Second)
+	module := strings.TrimSpace(string(out))
+	if err != nil || module == "" {
+		return "", ""
+	}
+	soname, _, err = libraryMPI(module)
+	if err != nil || soname == "" {
+		return "", ""
+	}
+	return soname, "mpi4py's " + filepath.Base(module)
 }
 
 // firstMPI returns the first MPI library among sonames, an Open MPI one
@@ -182,8 +262,8 @@ func scriptInterpreter(path string, lookPath func(string) (string, error)) (stri
 // that names the library, and what to do. A program whose MPI cannot be
 // told (not found, static MPI, unreadable) is not refused: mpiexec and
 // libghost.so's own check at MPI_Init have the last word.
-func foreignMPIError(argv0 string, lookPath func(string) (string, error)) error {
-	m, err := programMPI(argv0, lookPath)
+func foreignMPIError(argv []string, lookPath func(string) (string, error)) error {
+	m, err := programMPI(argv, lookPath)
 	if err != nil || m.Family != "Open MPI" {
 		return nil
 	}
@@ -191,6 +271,10 @@ func foreignMPIError(argv0 string, lookPath func(string) (string, error)) error 
 	if o := m.origin(); o != "" {
 		how += ", " + o
 	}
+	remedy := "rebuild it with MPICH's compiler wrappers (mpicc.mpich)"
+	if m.python {
+		remedy = "use an mpi4py built on MPICH (MPICC=mpicc.mpich pip install mpi4py)"
+	}
 	return fmt.Errorf("libghost.so was built for MPICH's ABI; %s uses Open MPI (%s), whose handles it cannot pass: "+
-		"rebuild it with MPICH's compiler wrappers (mpicc.mpich), or run it without Ghost; see docs/openmpi.md", argv0, how)
+		"%s, or run it without Ghost; see docs/openmpi.md", argv[0], how, remedy)
 }

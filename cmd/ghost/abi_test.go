@@ -92,23 +92,51 @@ func TestProgramMPI(t *testing.T) {
 	}
 	// The test binary links no MPI: a script run by it is read as it.
 	script := writeScript(t, dir, "app.sh", "#!"+self+"\n")
-	m, err := programMPI(script, fakePath)
+	m, err := programMPI([]string{script}, fakePath)
 	if err != nil || m.ELF != self || !m.Script || m.Soname != "" || m.Family != "" {
 		t.Errorf("script: %+v, %v; want the test binary, no MPI", m, err)
 	}
-	if err := foreignMPIError(script, fakePath); err != nil {
+	if err := foreignMPIError([]string{script}, fakePath); err != nil {
 		t.Errorf("foreignMPIError on a program without MPI: %v", err)
 	}
 
 	loop := writeScript(t, dir, "loop.sh", "#!"+filepath.Join(dir, "loop.sh")+"\n")
-	if _, err := programMPI(loop, fakePath); err == nil || !strings.Contains(err.Error(), "levels of #! interpreters") {
+	if _, err := programMPI([]string{loop}, fakePath); err == nil || !strings.Contains(err.Error(), "levels of #! interpreters") {
 		t.Errorf("a script that is its own interpreter: got %v, want the depth error", err)
 	}
-	if _, err := programMPI("missing", fakePath); err == nil {
+	if _, err := programMPI([]string{"missing"}, fakePath); err == nil {
 		t.Error("a program not on PATH: no error")
 	}
 	// ghost run leaves programs it cannot read to mpiexec, which says why.
-	if err := foreignMPIError(filepath.Join(dir, "nonexistent"), fakePath); err != nil {
+	if err := foreignMPIError([]string{filepath.Join(dir, "nonexistent")}, fakePath); err != nil {
 		t.Errorf("foreignMPIError on a missing program: %v, want nil", err)
+	}
+}
+
+func TestPythonSource(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"app.py", "-n", "3"}, "app.py"},
+		{[]string{"-u", "-B", "app.py"}, "app.py"},
+		{[]string{"-W", "ignore", "-X", "dev", "app.py"}, "app.py"},
+		{[]string{"-c", "import mpi4py"}, ""},
+		{[]string{"-m", "mpi4py.bench", "helloworld"}, ""},
+		{[]string{"-"}, ""},
+		{nil, ""},
+	} {
+		if got := pythonSource(tc.args); got != tc.want {
+			t.Errorf("pythonSource(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+// A Python script that does not name mpi4py is not read further, and the
+// interpreter is not asked anything.
+func TestPythonMPIWithoutMPI4py(t *testing.T) {
+	src := writeScript(t, t.TempDir(), "app.py", "import json\nprint(json.dumps(1))\n")
+	if soname, via := pythonMPI("/nonexistent/python3", src); soname != "" || via != "" {
+		t.Errorf("got %q via %q, want nothing", soname, via)
 	}
 }

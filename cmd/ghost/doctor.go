@@ -228,7 +228,7 @@ func mpiSection(r *Report, lib, program string) string {
 		p := &BinaryABI{Path: program}
 		// A script is read as its interpreter; an MPI library that only
 		// the program's libraries need is found below them (abi.go).
-		linked, _ := programMPI(program, exec.LookPath)
+		linked, _ := programMPI([]string{program}, exec.LookPath)
 		file := program
 		if linked.ELF != "" {
 			file = linked.ELF

@@ -217,7 +217,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	// Refuse before anything starts: an Open MPI program would crash in
 	// its first MPI call on every rank.
-	if err := foreignMPIError(o.program[0], exec.LookPath); err != nil {
+	if err := foreignMPIError(o.program, exec.LookPath); err != nil {
 		fmt.Fprintf(stderr, "ghost run: %v\n", err)
 		return 2
 	}
