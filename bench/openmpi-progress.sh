@@ -72,11 +72,16 @@ echo "$configs" | while IFS='|' read -r name what args flavours silent; do
 	echo "openmpi-progress: $name ($what)" >&2
 	components='{}'
 	for fl in $(echo "$flavours" | tr , ' '); do
-		comp=$(launch "$args --mca osc_base_verbose 100" -f "$fl" -s lock -o put -r 1 -c 1 2>&1 >/dev/null |
-			grep -o '\(rdma\|pt2pt\) component destroying' | head -n1 | cut -d' ' -f1) || true
-		if [ -z "$comp" ]; then
-			# A failed probe is not a silent component.
-			launch "$args" -f "$fl" -s lock -o put -r 1 -c 1 >/dev/null 2>&1 && comp=$silent || comp="none (window creation fails)"
+		launch "$args --mca osc_base_verbose 100" -f "$fl" -s lock -o put -r 1 -c 1 \
+			>"$work/probe.out" 2>"$work/probe.err" || true
+		comp=$(grep -o '\(rdma\|pt2pt\) component destroying' "$work/probe.err" | head -n1 | cut -d' ' -f1) || true
+		# A window that could not be made is not a silent component.
+		if grep -q '"type":"skip"' "$work/probe.out"; then
+			comp="none ($(grep '"type":"skip"' "$work/probe.out" | jq -r .reason))"
+		elif ! grep -q '"type":"cell"' "$work/probe.out"; then
+			comp="none (the probe failed)"
+		elif [ -z "$comp" ]; then
+			comp=$silent
 		fi
 		components=$(echo "$components" | jq -c --arg k "$fl" --arg v "$comp" '.[$k]=$v')
 	done

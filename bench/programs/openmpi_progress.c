@@ -50,7 +50,7 @@
  * (bench.h's), then one "cell" line per (flavour, sync, op) with medians
  * over the repetitions (done_ms: over the repetitions done while the
  * target computed), or a "skip" line with the reason a flavour was left
- * out.
+ * out (not on one node, or its window could not be made).
  */
 #include "bench.h"
 
@@ -117,30 +117,45 @@ typedef struct {
 
 /* Opens a window of flavour fl; returns 0 when the flavour cannot run here
  * (shared across nodes), after printing why. */
+/* Rank 0 prints why a flavour was left out. */
+static void skip_flavour(int rank, int fl, const char *why, int rc)
+{
+    if (rank != 0)
+        return;
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_string(rc, text, &len);
+    printf("{\"type\":\"skip\",\"flavour\":\"%s\",\"reason\":\"", flavour_names[fl]);
+    bench_json_text(why);
+    bench_json_text(text);
+    printf("\"}\n");
+    fflush(stdout);
+}
+
+/* Opens a window of flavour fl; returns 0, after saying why, when the
+ * flavour cannot run here: shared across nodes, or no one-sided component
+ * of this MPI configuration takes the window (Open MPI's osc/rdma over
+ * TCP, for one), which MPI_COMM_WORLD's MPI_ERRORS_RETURN lets us see. */
 static int open_window(window_t *w, int fl)
 {
     MPI_Aint bytes = WIN_LONGS * sizeof(long);
+    int rc = MPI_SUCCESS;
     w->mem = NULL;
     w->base = 0;
+    w->win = MPI_WIN_NULL;
     switch (fl) {
     case FL_ALLOCATE:
-        MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w->mem, &w->win);
+        rc = MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w->mem, &w->win);
         break;
     case FL_CREATE:
         w->mem = bench_malloc((size_t)bytes);
-        MPI_Win_create(w->mem, bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w->win);
+        rc = MPI_Win_create(w->mem, bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w->win);
         break;
-    case FL_DYNAMIC: {
-        MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w->win);
+    case FL_DYNAMIC:
         w->mem = bench_malloc((size_t)bytes);
-        MPI_Win_attach(w->win, w->mem, bytes);
-        MPI_Aint mine;
-        MPI_Get_address(w->mem, &mine);
-        /* The origin addresses the target's memory by its absolute address. */
-        MPI_Sendrecv(&mine, 1, MPI_AINT, 1 - w->rank, 0, &w->base, 1, MPI_AINT, 1 - w->rank, 0,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        rc = MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w->win);
         break;
-    }
     case FL_SHARED: {
         MPI_Comm node;
         int nsize;
@@ -148,13 +163,33 @@ static int open_window(window_t *w, int fl)
         MPI_Comm_size(node, &nsize);
         MPI_Comm_free(&node);
         if (nsize != 2) {
-            if (w->rank == 0)
-                printf("{\"type\":\"skip\",\"flavour\":\"shared\",\"reason\":\"the two ranks are on different nodes\"}\n");
+            skip_flavour(w->rank, fl, "the two ranks are on different nodes", MPI_SUCCESS);
             return 0;
         }
-        MPI_Win_allocate_shared(w->rank == TARGET ? bytes : 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w->mem, &w->win);
+        rc = MPI_Win_allocate_shared(w->rank == TARGET ? bytes : 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w->mem,
+                                     &w->win);
         break;
     }
+    }
+    int ok = rc == MPI_SUCCESS;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!ok) {
+        const char *call[NFLAVOURS] = {"MPI_Win_allocate failed: ", "MPI_Win_create failed: ",
+                                       "MPI_Win_create_dynamic failed: ", "MPI_Win_allocate_shared failed: "};
+        skip_flavour(w->rank, fl, call[fl], rc);
+        if (w->win != MPI_WIN_NULL)
+            MPI_Win_free(&w->win);
+        if (fl == FL_CREATE || fl == FL_DYNAMIC)
+            free(w->mem);
+        return 0;
+    }
+    if (fl == FL_DYNAMIC) {
+        MPI_Win_attach(w->win, w->mem, bytes);
+        MPI_Aint mine;
+        MPI_Get_address(w->mem, &mine);
+        /* The origin addresses the target's memory by its absolute address. */
+        MPI_Sendrecv(&mine, 1, MPI_AINT, 1 - w->rank, 0, &w->base, 1, MPI_AINT, 1 - w->rank, 0, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
     }
     return 1;
 }
@@ -364,6 +399,8 @@ static void print_cell(const options_t *o, int fl, int sync, int op, const rep_t
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    /* Window creation reports its errors on the communicator. */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     options_t o = parse_options(argc, argv);
     window_t w;
     int size;
