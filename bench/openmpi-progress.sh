@@ -61,11 +61,12 @@ ucx-tcp|network, pml ucx + osc ucx over TCP|--mca pml ucx --mca osc ucx --mca pm
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 launch() { # mpirun arguments, then the program's
-	args=$1
+	# sh has no local variables: launch_args must not be the loop's args.
+	launch_args=$1
 	shift
 	# mpirun forwards its stdin to rank 0: keep it off the config list.
-	# shellcheck disable=SC2086 # args is a list of words
-	timeout 600 "$mpirun" --allow-run-as-root --oversubscribe -n 2 $args "$work/openmpi_progress" "$@" </dev/null
+	# shellcheck disable=SC2086 # launch_args is a list of words
+	timeout 600 "$mpirun" --allow-run-as-root --oversubscribe -n 2 $launch_args "$work/openmpi_progress" "$@" </dev/null
 }
 
 echo "$configs" | while IFS='|' read -r name what args flavours silent; do
