@@ -73,6 +73,9 @@ func serve(ghosts C.MPI_Comm) {
 			switch cmd.op {
 			case C.GHOST_CMD_FINALIZE:
 				finalized++
+				if finalized == users {
+					self.log.debugf("ghost at world rank %d: every user finalized; rss_kb %d", self.worldRank, int64(C.ghost_rss_kb()))
+				}
 			case C.GHOST_CMD_WIN_ALLOCATE:
 				serveWinAllocate(&cmd, from)
 			case C.GHOST_CMD_WIN_FREE:

@@ -6,9 +6,13 @@
  * must then leave every process the size it was, since a leak grows with
  * the operations and a pool does not. Each rank prints its resident set
  * size before and after the second run and checks the counters it can
- * verify exactly. */
+ * verify exactly. With argv[2] "once" only the first run is made (a
+ * baseline for the ghost, whose size the test reads at the end of the
+ * job: windows in the node arena never involve it, so it has no other
+ * moment to report). */
 #include "check.h"
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static long rss_kb(void)
@@ -89,10 +93,12 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     long ops = argc > 1 ? atol(argv[1]) : 1000000;
     long per_rank = ops / size;
+    int once = argc > 2 && strcmp(argv[2], "once") == 0;
     run(per_rank, rank, size, 7 + rank); /* up to every high-water mark */
     long before = rss_kb();
     double t0 = MPI_Wtime();
-    run(per_rank, rank, size, 11 + rank);
+    if (!once)
+        run(per_rank, rank, size, 11 + rank);
     double secs = MPI_Wtime() - t0;
     long after = rss_kb();
     printf("rank %d: %ld ops in %.2f s, rss_kb before %ld after %ld\n", rank, per_rank, secs, before, after);
