@@ -381,7 +381,7 @@ func serveWinAllocate(cmd *C.ghost_cmd_t, from C.int) {
 	}
 	plan, err := redirect.PlanWindow(self.layout, users)
 	if err != nil {
-		self.log.errorf("ghost: window %x: %v", id, err)
+		self.log.errorf("ghost at world rank %d: window %x: %v", self.worldRank, id, err)
 		abortWorld(1)
 	}
 	iw, rc := buildInternal(id, plan, users, 0, 1)
@@ -400,12 +400,12 @@ func serveWinFree(cmd *C.ghost_cmd_t) {
 	id := int64(cmd.arg[0])
 	iw, ok := ghostWindows[id]
 	if !ok {
-		self.log.errorf("ghost: MPI_Win_free of unknown window %x", id)
+		self.log.errorf("ghost at world rank %d: MPI_Win_free of unknown window %x", self.worldRank, id)
 		abortWorld(1)
 	}
 	delete(ghostWindows, id)
 	if rc := iw.free(); rc != C.MPI_SUCCESS {
-		self.log.errorf("ghost: window %x: freeing internal windows failed (MPI error %d)", id, int(rc))
+		self.log.errorf("ghost at world rank %d: window %x: freeing internal windows failed (MPI error %d)", self.worldRank, id, int(rc))
 	}
 	self.log.debugf("ghost at world rank %d: window %x freed; rss_kb %d", self.worldRank, id, int64(C.ghost_rss_kb()))
 }
