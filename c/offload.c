@@ -36,7 +36,12 @@ static uint8_t *l1;               /* user: private copy of merged */
 static uint32_t l1_generation;
 
 static MPI_Comm sync_comm = MPI_COMM_NULL;
+/* The same processes, for agreeing at teardown while an exchange may still
+ * be outstanding on sync_comm (collectives on one communicator must come in
+ * the same order everywhere). */
+static MPI_Comm sync_count_comm = MPI_COMM_NULL;
 static MPI_Request sync_req = MPI_REQUEST_NULL;
+static long sync_started; /* exchanges this sync ghost has started */
 static uint8_t *sync_send, *sync_recv;
 static int sync_nodes;
 
@@ -61,6 +66,7 @@ int ghost_gp_setup(MPI_Comm node, int local_rank, MPI_Comm world_dup, int is_syn
     /* The sync ghosts' communicator; every process takes part in the split. */
     rc = PMPI_Comm_split(world_dup, is_sync_ghost ? 0 : MPI_UNDEFINED, world_rank, &sync_comm);
     if (rc == MPI_SUCCESS && is_sync_ghost) {
+        rc = PMPI_Comm_dup(sync_comm, &sync_count_comm);
         PMPI_Comm_size(sync_comm, &sync_nodes);
         sync_send = malloc(world_size);
         sync_recv = malloc((size_t)world_size * sync_nodes);
@@ -70,10 +76,35 @@ int ghost_gp_setup(MPI_Comm node, int local_rank, MPI_Comm world_dup, int is_syn
     return rc;
 }
 
+static int post_exchange(void)
+{
+    int rc = GHOST_REAL(MPI_Iallgather)(sync_send, world_size, MPI_BYTE, sync_recv, world_size, MPI_BYTE,
+                                        sync_comm, &sync_req);
+    if (rc == MPI_SUCCESS)
+        sync_started++;
+    return rc == MPI_SUCCESS;
+}
+
 int ghost_gp_teardown(void)
 {
+    /* Each sync ghost starts exchanges on its own timer (and skips some), so
+     * when their users are done one may have started an exchange that
+     * another never will, and waiting for it would hang. A collective cannot
+     * be cancelled: they agree on the most exchanges any of them started,
+     * start the ones they lack, and then every one completes. */
+    if (sync_count_comm != MPI_COMM_NULL) {
+        long most = sync_started;
+        GHOST_REAL(MPI_Allreduce)(&sync_started, &most, 1, MPI_LONG, MPI_MAX, sync_count_comm);
+        while (sync_started < most) {
+            if (sync_req != MPI_REQUEST_NULL)
+                PMPI_Wait(&sync_req, MPI_STATUS_IGNORE);
+            if (!post_exchange())
+                break;
+        }
+        PMPI_Comm_free(&sync_count_comm);
+    }
     if (sync_req != MPI_REQUEST_NULL)
-        PMPI_Wait(&sync_req, MPI_STATUS_IGNORE); /* a collective cannot be cancelled */
+        PMPI_Wait(&sync_req, MPI_STATUS_IGNORE);
     if (sync_comm != MPI_COMM_NULL)
         PMPI_Comm_free(&sync_comm);
     free(sync_send);
@@ -115,8 +146,7 @@ int ghost_gp_start(int64_t skip_if_agreed_within_ns)
         return 0;
     for (int r = 0; r < world_size; r++)
         sync_send[r] = __atomic_load_n(&l2.mine[r], __ATOMIC_RELAXED);
-    return GHOST_REAL(MPI_Iallgather)(sync_send, world_size, MPI_BYTE, sync_recv, world_size,
-                                      MPI_BYTE, sync_comm, &sync_req) == MPI_SUCCESS;
+    return post_exchange();
 }
 
 int ghost_gp_test(void)
