@@ -42,8 +42,10 @@ func TestPolicy(t *testing.T) {
 		{"spin ignores oversubscription", config.WaitSpin, true, 10000, map[Kind]int{Spin: 10000}, Action{Kind: Spin}},
 		{"oversubscribed: short spin", config.WaitAdaptive, true, OversubscribedSpinPolls,
 			map[Kind]int{Spin: OversubscribedSpinPolls}, Action{Kind: Spin}},
-		{"oversubscribed: then sleeps at the ceiling", config.WaitAdaptive, true, OversubscribedSpinPolls + OversubscribedYieldPolls + 1,
-			map[Kind]int{Spin: OversubscribedSpinPolls, Yield: OversubscribedYieldPolls, Sleep: 1}, Action{Kind: Sleep, Sleep: MaxSleep}},
+		{"oversubscribed: then sleeps, short at first", config.WaitAdaptive, true, OversubscribedSpinPolls + OversubscribedYieldPolls + 1,
+			map[Kind]int{Spin: OversubscribedSpinPolls, Yield: OversubscribedYieldPolls, Sleep: 1}, Action{Kind: Sleep, Sleep: OversubscribedFirstSleep}},
+		{"oversubscribed: soon at the ceiling", config.WaitAdaptive, true, OversubscribedSpinPolls + OversubscribedYieldPolls + 4,
+			map[Kind]int{Spin: OversubscribedSpinPolls, Yield: OversubscribedYieldPolls, Sleep: 4}, Action{Kind: Sleep, Sleep: MaxSleep}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,8 +89,8 @@ func TestOversubscriptionFollowsTheLoad(t *testing.T) {
 	p := New(config.WaitAdaptive)
 	p.SetOversubscribed(true)
 	count(p, OversubscribedSpinPolls)
-	if a := p.Idle(); a != (Action{Kind: Sleep, Sleep: MaxSleep}) {
-		t.Fatalf("oversubscribed: after the short spin, %+v, want a sleep at the ceiling", a)
+	if a := p.Idle(); a != (Action{Kind: Sleep, Sleep: OversubscribedFirstSleep}) {
+		t.Fatalf("oversubscribed: after the short spin, %+v, want a short sleep", a)
 	}
 	p.Worked()
 	p.SetOversubscribed(false)
