@@ -22,21 +22,11 @@
  * counters are checked exactly at the end.
  * Usage: implicit [phases] [phase_ms] [barriers] */
 #include "check.h"
+#include "async_state.h"
 #include <stdlib.h>
 #include <string.h>
 
 enum { ACC, FOP, CAS, SLOTS };
-
-static int state_on(MPI_Win win)
-{
-    MPI_Info info;
-    char v[16] = "";
-    int flag = 0, len = sizeof v;
-    MPI_Win_get_info(win, &info);
-    MPI_Info_get_string(info, "async_config", &len, v, &flag);
-    MPI_Info_free(&info);
-    return flag && strcmp(v, "on") == 0;
-}
 
 /* Checks that every rank of comm holds state `want` for win. */
 static void agree_on(MPI_Win win, MPI_Comm comm, int want, const char *where, int phase)

@@ -7,19 +7,9 @@
  * at the end. The accumulated totals are checked exactly.
  * Usage: phases [phases] [phase_ms] */
 #include "check.h"
+#include "async_state.h"
 #include <stdlib.h>
 #include <string.h>
-
-static int state_on(MPI_Win win)
-{
-    MPI_Info info;
-    char v[16] = "";
-    int flag = 0, len = sizeof v;
-    MPI_Win_get_info(win, &info);
-    MPI_Info_get_string(info, "async_config", &len, v, &flag);
-    MPI_Info_free(&info);
-    return flag && strcmp(v, "on") == 0;
-}
 
 int main(int argc, char **argv)
 {

@@ -7,21 +7,11 @@
  * write under exclusive locks; the exact totals are checked every phase.
  * Usage: switch [phases] [ops per rank per phase] */
 #include "check.h"
+#include "async_state.h"
 #include <stdlib.h>
 #include <string.h>
 
 enum { ACC, FOP, CAS, RMW, SLOTS };
-
-static int state_on(MPI_Win win)
-{
-    MPI_Info info;
-    char v[16] = "";
-    int flag = 0, len = sizeof v;
-    MPI_Win_get_info(win, &info);
-    MPI_Info_get_string(info, "async_config", &len, v, &flag);
-    MPI_Info_free(&info);
-    return flag && strcmp(v, "on") == 0;
-}
 
 static void set_state(MPI_Win win, int on, int symmetric)
 {
