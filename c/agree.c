@@ -5,7 +5,7 @@
  *  - ghost_ballot: the one ballot, an allreduce of every rank's vote and
  *    latest CR that Go's ghostAgree turns into the window-wide decision. It
  *    serves allocation (shim/adapt.go), fences and MPI_Win_set_info with
- *    symmetric=true (epoch.c).
+ *    symmetric=true (fence.c, win_info.c).
  *  - MPI_Barrier: an implicit point for programs that never fence, such as
  *    Global Arrays, whose sync is a flush_all on every window and then a
  *    barrier. The conditions, and why each one is needed, are in

@@ -1,5 +1,7 @@
 /*
- * The node arena (arena.h).
+ * Node shared memory: the node arena (arena.h), and the small fixed blocks
+ * (counters, doorbells, liveness, the L2 table) that ghost_node_block
+ * allocates, at the end of this file.
  *
  * The node's first process creates a POSIX shared-memory file, sizes it
  * (sparse: ftruncate reserves nothing), and tells the others its name; once
@@ -11,6 +13,7 @@
 #define _GNU_SOURCE
 #include "arena.h"
 
+#include "counters.h"
 #include "ghost.h"
 
 #include <errno.h>
@@ -237,4 +240,20 @@ void ghost_arena_free(void *p, MPI_Aint bytes)
         arena.nfree++;
     }
     pthread_mutex_unlock(&arena.mu);
+}
+
+/* ---- fixed node blocks -------------------------------------------------- */
+
+int ghost_node_block(MPI_Comm node, int local_rank, MPI_Aint bytes, MPI_Win *win, void *block)
+{
+    void *mine;
+    int rc = GHOST_REAL(MPI_Win_allocate_shared)(local_rank == 0 ? bytes : 0, 1, MPI_INFO_NULL, node,
+                                                 &mine, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (local_rank == 0) /* the block's owner: its node shared memory */
+        ghost_count_shm((int64_t)bytes);
+    MPI_Aint size;
+    int unit;
+    return PMPI_Win_shared_query(*win, 0, &size, &unit, block);
 }

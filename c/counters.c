@@ -7,7 +7,7 @@
  */
 #include "agree.h"
 #include "counters.h"
-#include "win.h"
+#include "ghost.h"
 
 #include <string.h>
 #include <x86intrin.h>
@@ -123,37 +123,3 @@ int ghost_counters_read(int i, ghost_counters_t *out)
 void ghost_counters_finish(void) { __atomic_store_n(&ghost_counters_mine->end_ticks, __rdtsc(), __ATOMIC_RELAXED); }
 
 void ghost_count_shm(int64_t bytes) { GHOST_COUNT_ADD(ghost_counters_mine->shm_bytes, bytes); }
-
-/* Whether this process speaks for w on its node: the window's lowest user
- * there (slot 0), so that each window counts once per node. */
-static int leads(const ghost_win_t *w) { return !w->plain && w->t && w->t[w->rank].slot == 0; }
-
-void ghost_count_window(const ghost_win_t *w, int delta)
-{
-    if (!leads(w))
-        return;
-    GHOST_COUNT_ADD(ghost_counters_mine->windows, delta);
-    if (w->redirect && !w->local)
-        GHOST_COUNT_ADD(ghost_counters_mine->windows_redirected, delta);
-}
-
-int ghost_trace_switches = 0;
-
-void ghost_count_switch(const ghost_win_t *w, int on, int point)
-{
-    if (ghost_trace_switches)
-        ghostSwitched(w->id, on, point);
-    if (leads(w))
-        GHOST_COUNT_ADD(ghost_counters_mine->transitions[point][on ? GHOST_TO_GHOST : GHOST_TO_DIRECT], 1);
-}
-
-void ghost_win_set_redirect(ghost_win_t *w, int on, int point)
-{
-    on = on != 0;
-    if (__atomic_load_n(&w->redirect, __ATOMIC_RELAXED) == on)
-        return;
-    __atomic_store_n(&w->redirect, on, __ATOMIC_RELAXED);
-    ghost_count_switch(w, on, point);
-    if (leads(w))
-        GHOST_COUNT_ADD(ghost_counters_mine->windows_redirected, on ? 1 : -1);
-}

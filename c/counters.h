@@ -219,7 +219,7 @@ void ghost_counters_finish(void);
 /* Adds this process's share of node shared memory (negative when freed). */
 void ghost_count_shm(int64_t bytes);
 
-/* Window life and adaptation (counters.c): register/unregister of a
+/* Window life and adaptation (state.c): register/unregister of a
  * redirected window, and every change of its agreed state, at an agreement
  * point (GHOST_POINT_*). ghost_count_switch records a switch whose state is
  * already set (at allocation: from on, the default, to what was agreed):

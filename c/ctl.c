@@ -1,16 +1,12 @@
 /*
- * The command channel between user processes and the ghosts of their node,
- * and the primitives the ghost's wait policy uses to idle.
+ * The command channel between user processes and the ghosts of their node:
+ * a command (window allocate or free, a user's finalize) and its payload,
+ * on a private node communicator, with a doorbell ring for a sleeping
+ * ghost.
  */
 #include "doorbell.h"
 #include "counters.h"
 #include "ghost.h"
-
-#include <sched.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #define GHOST_CMD_TAG 1
 #define GHOST_PAYLOAD_TAG 2
@@ -64,60 +60,4 @@ void ghost_ctl_teardown(void)
         PMPI_Cancel(&ctl_req);
         PMPI_Request_free(&ctl_req);
     }
-}
-
-void ghost_yield(void) { sched_yield(); }
-
-int ghost_runnable(void)
-{
-    /* The fourth field of /proc/loadavg is "running/total": the tasks
-     * runnable right now, the caller included. One pread on a descriptor
-     * kept open, about 2 us. */
-    static int fd = -2;
-    if (fd == -2)
-        fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-    char buf[128];
-    ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf - 1, 0) : -1;
-    if (n <= 0)
-        return -1;
-    buf[n] = 0;
-    double a, b, c;
-    int running = -1;
-    if (sscanf(buf, "%lf %lf %lf %d/", &a, &b, &c, &running) != 4)
-        return -1;
-    return running;
-}
-
-int64_t ghost_cpu_ns(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
-           (int64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
-}
-
-int64_t ghost_rss_kb(void)
-{
-    long pages = 0, resident = 0;
-    FILE *f = fopen("/proc/self/statm", "r");
-    if (f) {
-        if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
-            resident = 0;
-        fclose(f);
-    }
-    return (int64_t)resident * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
-int ghost_node_block(MPI_Comm node, int local_rank, MPI_Aint bytes, MPI_Win *win, void *block)
-{
-    void *mine;
-    int rc = GHOST_REAL(MPI_Win_allocate_shared)(local_rank == 0 ? bytes : 0, 1, MPI_INFO_NULL, node,
-                                                 &mine, win);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (local_rank == 0) /* the block's owner: its node shared memory */
-        ghost_count_shm((int64_t)bytes);
-    MPI_Aint size;
-    int unit;
-    return PMPI_Win_shared_query(*win, 0, &size, &unit, block);
 }

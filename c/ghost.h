@@ -84,7 +84,7 @@ static inline int ghost_real_abort(int code) { return GHOST_REAL(MPI_Abort)(MPI_
  * MPI_Init, to the same value on every process (shim/hw.go). */
 extern int ghost_hw_bypass;
 
-/* ---- control channel ---------------------------------------------------- */
+/* ---- control channel (ctl.c) -------------------------------------------- */
 
 /* Commands from a user process to the ghosts of its node. They travel on a
  * private duplicate of the node communicator, so no user tag or communicator
@@ -115,7 +115,7 @@ int ghost_ctl_poll(ghost_cmd_t *cmd, int *from);
 /* Ghost side: cancel the pending receive before finalizing. */
 void ghost_ctl_teardown(void);
 
-/* ---- ghost idling ------------------------------------------------------- */
+/* ---- ghost idling (load.c) ---------------------------------------------- */
 
 void ghost_yield(void);
 /* Tasks runnable on this machine right now, the caller included (from
@@ -123,12 +123,14 @@ void ghost_yield(void);
 int ghost_runnable(void);
 /* CPU time (user+system) this process has used, in nanoseconds. */
 int64_t ghost_cpu_ns(void);
+/* Resident set size of this process, in kB. */
+int64_t ghost_rss_kb(void);
+
+/* ---- node shared memory (arena.c) --------------------------------------- */
+
 /* Allocates a block of bytes in the node's shared memory, owned by node
  * rank 0, and points *block at it on every process of node (collective). */
 int ghost_node_block(MPI_Comm node, int local_rank, MPI_Aint bytes, MPI_Win *win, void *block);
-
-/* Resident set size of this process, in kB. */
-int64_t ghost_rss_kb(void);
 
 /* ---- polite waiting (politeness.c) ------------------------------------ */
 

@@ -6,7 +6,7 @@
  * beside each segment, and no ghost and no MPI progress is involved: an
  * operation completes while its target computes, by construction.
  *
- * The data plane of these windows is in local.c; rma.c and epoch.c hand a
+ * The data plane of these windows is in local.c; rma.c and the epoch calls (epoch.c) hand a
  * window to it when w->local is set. docs/design.md ("The node-local path")
  * explains the protocol and why it keeps MPI's guarantees.
  */

@@ -6,7 +6,7 @@
  * operation to t therefore takes one path, which keeps MPI's atomicity and
  * ordering guarantees.
  *
- * With redirection off (agreed window-wide, see epoch.c) the same internal
+ * With redirection off (agreed window-wide, see state.c and agree.c) the same internal
  * windows carry each operation straight to the target, which exposes its
  * own segment in them.
  *

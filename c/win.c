@@ -1,6 +1,8 @@
 /*
- * The table of redirected windows and the collective building blocks that
- * the Go control plane uses to set them up.
+ * The table of redirected windows, the collective building blocks that
+ * the Go control plane uses to set them up, and MPI_Win_allocate and
+ * MPI_Win_free, which choose between the plain, node-local and redirected
+ * kinds of window.
  *
  * Lookup is on every RMA call, so it is an open-addressing hash keyed by the
  * MPI_Win handle, read without a lock: an entry is complete before its
@@ -635,3 +637,16 @@ int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
 }
 int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                        void *baseptr, MPI_Win *win) __attribute__((alias("PMPI_Win_allocate_c")));
+
+/* ---- MPI_Win_free ------------------------------------------------------- */
+
+GHOST_DEFINE(MPI_Win_free, (MPI_Win *win), (win), {
+    ghost_win_t *w = ghost_win_find(*win);
+    if (!w)
+        return GHOST_REAL(MPI_Win_free)(win);
+    if (w->plain)
+        return ghost_win_free_plain(w, win);
+    if (w->local)
+        return ghost_local_win_free(w, win);
+    return ghostWinFree(win);
+})

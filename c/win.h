@@ -2,7 +2,7 @@
  * Redirected windows: what the per-operation path needs to know about a
  * window created by MPI_Win_allocate under Ghost. Go (shim/win.go) builds the
  * internal windows and fills these structs once per window; the C wrappers
- * in rma.c and epoch.c only read the translation and update epoch state.
+ * in rma.c and the epoch calls (epoch.c) only read the translation and update epoch state.
  */
 #ifndef GHOST_WIN_H_INCLUDED
 #define GHOST_WIN_H_INCLUDED
@@ -62,7 +62,7 @@ typedef struct {
     MPI_Aint self_offset;      /* its segment in what the target itself exposes (0 but in the arena) */
     MPI_Aint size;
     int disp_unit;
-    /* Its lock word (epoch.c), from the start of its segment: in the
+    /* Its lock word (lock.c), from the start of its segment: in the
      * memory that both its ghosts and the target itself expose. */
     MPI_Aint lock_disp;
     int lock_type;             /* this origin's lock on it: 0 or MPI_LOCK_* */
@@ -170,7 +170,7 @@ static inline MPI_Aint ghost_anchor_base(const ghost_win_t *w, const ghost_targe
  * every target's lock word), one that needs no lock (lock_all(NOCHECK), an
  * open fence epoch or a PSCW access epoch), or none. Every epoch's
  * operations travel on the global window, which is always locked; the lock
- * words (epoch.c) give passive-target exclusion. */
+ * words (lock.c) give passive-target exclusion. */
 enum { GHOST_EPOCH_NONE = 0, GHOST_EPOCH_IN_LOCK, GHOST_EPOCH_IN_GLOBAL };
 static inline int ghost_in_lock_epoch(const ghost_win_t *w, const ghost_target_t *t)
 {

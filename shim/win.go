@@ -193,7 +193,7 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	// The application's handle last: a window over no memory on its own
 	// communicator (c/win.c, ghost_user_window), whose group, name, info
 	// and errhandler behave as MPI says without a ghost in sight (Ghost
-	// answers the attributes of the memory, epoch.c). MPICH agrees the
+	// answers the attributes of the memory, c/win_info.c). MPICH agrees the
 	// failure of a collective creation (no context id left) on every
 	// member.
 	if rc := C.ghost_user_window(info, comm, &w.user); rc != C.MPI_SUCCESS {
@@ -413,7 +413,7 @@ func serveWinFree(cmd *C.ghost_cmd_t) {
 // buildInternal is collective over the window's users and their nodes'
 // ghosts: it creates the internal communicator, the node segment and the
 // global window. Ghosts pass bytes 0. A user's part of the node segment
-// holds its data and, after it, the cache line of its lock word (epoch.c),
+// holds its data and, after it, the cache line of its lock word (c/lock.c),
 // which it clears before anyone can reach it.
 func buildInternal(id int64, plan *redirect.WindowPlan, users []int, bytes int64, dispUnit int) (*internalWin, C.int) {
 	iw := &internalWin{id: id, plan: plan, users: users, shm: C.MPI_Win(C.GHOST_WIN_NULL), global: C.MPI_Win(C.GHOST_WIN_NULL)}

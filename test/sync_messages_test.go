@@ -93,7 +93,7 @@ func TestSyncMessages(t *testing.T) {
 		// the job's size. The first fence has nothing to flush. An
 		// uncontended lock is a fetch-and-op on the target's lock word and
 		// its flush; an unlock the flush of the epoch's operations, the
-		// release and its flush (c/epoch.c).
+		// release and its flush (c/lock.c).
 		perCall := map[string]float64{"flush_all": 1, "unlock_all": 1, "fence": syncRounds / (syncRounds + 1.0),
 			"lock": 2, "unlock": 3, "flush": 1}
 		for call, want := range perCall {
