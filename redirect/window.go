@@ -188,3 +188,22 @@ func PlanWindow(l *Layout, users []int) (*WindowPlan, error) {
 // serves every accumulate-type operation to the user in slot slot.
 // Static binding spreads the users of a node evenly over its ghosts.
 func BoundGhost(slot, ng int) int { return slot % ng }
+
+// LeadsNode reports whether user rank r is the window's lowest rank on its
+// node: the one user there that tells the node's ghosts about the window,
+// so that each ghost gets one command per window.
+func (p *WindowPlan) LeadsNode(r int) bool {
+	for i := 0; i < r; i++ {
+		if p.Node[i] == p.Node[r] {
+			return false
+		}
+	}
+	return true
+}
+
+// Redirected resolves a window's async_config hint against the global
+// setting (globalOff: GHOST_ASYNC=off): whether the window starts on the
+// ghosts' path.
+func (h Hints) Redirected(globalOff bool) bool {
+	return h.Async == AsyncOn || (h.Async == AsyncDefault && !globalOff)
+}

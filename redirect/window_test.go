@@ -155,3 +155,34 @@ func TestBoundGhost(t *testing.T) {
 		}
 	}
 }
+
+func TestLeadsNode(t *testing.T) {
+	// Users by window rank: nodes 1, 0, 1, 2, 0.
+	p := &WindowPlan{Node: []int{1, 0, 1, 2, 0}}
+	want := []bool{true, true, false, true, false}
+	for r, w := range want {
+		if got := p.LeadsNode(r); got != w {
+			t.Errorf("LeadsNode(%d) = %v, want %v", r, got, w)
+		}
+	}
+}
+
+func TestHintsRedirected(t *testing.T) {
+	tests := []struct {
+		async     Async
+		globalOff bool
+		want      bool
+	}{
+		{AsyncDefault, false, true},
+		{AsyncDefault, true, false},
+		{AsyncOn, false, true},
+		{AsyncOn, true, true},
+		{AsyncOff, false, false},
+		{AsyncOff, true, false},
+	}
+	for _, tt := range tests {
+		if got := (Hints{Async: tt.async}).Redirected(tt.globalOff); got != tt.want {
+			t.Errorf("Hints{Async: %d}.Redirected(%v) = %v, want %v", tt.async, tt.globalOff, got, tt.want)
+		}
+	}
+}

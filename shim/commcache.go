@@ -6,6 +6,8 @@ import "C"
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ghost-mpi/ghost/internal/refcache"
 )
 
 // memberComms are the internal communicators of every window over one set
@@ -17,14 +19,18 @@ type memberComms struct {
 	key  string
 	comm C.MPI_Comm // all members, ranked by world rank
 	node C.MPI_Comm // the members on this node
-	refs int
 }
 
 // commCache is touched by window allocation and free only. Every member of
 // a set takes part in every window over that set, so hits, misses and
 // releases happen identically on all of them, as the collective creation
 // and free require.
-var commCache = map[string]*memberComms{}
+var commCache = refcache.New[string, *memberComms]()
+
+// mpiError carries an MPI error code through refcache.
+type mpiError C.int
+
+func (e mpiError) Error() string { return fmt.Sprintf("MPI error %d", int(e)) }
 
 func membersKey(members []int) string {
 	return strings.Trim(fmt.Sprint(members), "[]")
@@ -34,35 +40,35 @@ func membersKey(members []int) string {
 // collectively on first use.
 func acquireComms(members []int, tag int) (*memberComms, C.int) {
 	key := membersKey(members)
-	if mc, ok := commCache[key]; ok {
-		mc.refs++
-		return mc, C.MPI_SUCCESS
+	mc, err := commCache.Acquire(key, func() (*memberComms, error) {
+		comm, rc := commCreateGroup(self.worldDup, members, tag)
+		if rc != C.MPI_SUCCESS {
+			return nil, mpiError(rc)
+		}
+		mc := &memberComms{key: key, comm: comm}
+		countCollectives(1)
+		if rc = C.PMPI_Comm_split_type(comm, C.MPI_COMM_TYPE_SHARED, 0, C.MPI_INFO_NULL, &mc.node); rc != C.MPI_SUCCESS {
+			C.PMPI_Comm_free(&mc.comm)
+			return nil, mpiError(rc)
+		}
+		// Failures on them (no memory, no context id) come back as codes
+		// that the members agree on, never as an abort inside a ghost.
+		C.PMPI_Comm_set_errhandler(mc.comm, C.MPI_ERRORS_RETURN)
+		C.PMPI_Comm_set_errhandler(mc.node, C.MPI_ERRORS_RETURN)
+		return mc, nil
+	})
+	if err != nil {
+		return nil, C.int(err.(mpiError))
 	}
-	comm, rc := commCreateGroup(self.worldDup, members, tag)
-	if rc != C.MPI_SUCCESS {
-		return nil, rc
-	}
-	mc := &memberComms{key: key, comm: comm, refs: 1}
-	countCollectives(1)
-	if rc = C.PMPI_Comm_split_type(comm, C.MPI_COMM_TYPE_SHARED, 0, C.MPI_INFO_NULL, &mc.node); rc != C.MPI_SUCCESS {
-		C.PMPI_Comm_free(&mc.comm)
-		return nil, rc
-	}
-	// Failures on them (no memory, no context id) come back as codes that
-	// the members agree on, never as an abort inside a ghost.
-	C.PMPI_Comm_set_errhandler(mc.comm, C.MPI_ERRORS_RETURN)
-	C.PMPI_Comm_set_errhandler(mc.node, C.MPI_ERRORS_RETURN)
-	commCache[key] = mc
 	return mc, C.MPI_SUCCESS
 }
 
 // release drops one window's reference and frees the communicators with
 // the last one.
 func (mc *memberComms) release() C.int {
-	if mc.refs--; mc.refs > 0 {
+	if _, last, _ := commCache.Release(mc.key); !last {
 		return C.MPI_SUCCESS
 	}
-	delete(commCache, mc.key)
 	countCollectives(2) // the two frees, collective by MPI's rules
 	rc := C.PMPI_Comm_free(&mc.node)
 	if rc2 := C.PMPI_Comm_free(&mc.comm); rc == C.MPI_SUCCESS {

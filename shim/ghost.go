@@ -27,7 +27,7 @@ func serve(ghosts C.MPI_Comm) {
 	node := l.Nodes[l.NodeOf[self.worldRank]]
 	users := len(node.Users)
 	policy := wait.New(self.cfg.Wait)
-	load := newLoadWatch()
+	load := wait.NewLoadWatch(runtime.NumCPU(), func() int { return int(C.ghost_runnable()) }, time.Now)
 	cpu0 := C.ghost_cpu_ns()
 	commands, finalized, polls, wakes, exchanges := 0, 0, 0, 0, 0
 	// The node's first ghost runs the GP exchange under GHOST_ASYNC=auto.
@@ -92,20 +92,15 @@ func serve(ghosts C.MPI_Comm) {
 		case wait.Yield:
 			C.ghost_yield()
 		case wait.Sleep:
-			sleep := a.Sleep
-			if len(ghostWindows) == 0 && !gsync && pooledWin == C.MPI_Win(C.GHOST_WIN_NULL) {
-				// No window goes through this ghost (a job on one node
-				// serves its windows in shared memory, and there is no
-				// pooled window): only a command can bring work, and
-				// commands ring the doorbell.
-				sleep = unneededSleep
-			}
-			if C.ghost_doze(C.int(myIndex), C.int64_t(sleep)) != 0 {
+			// A job on one node serves its windows in shared memory, with
+			// no pooled window: then no window goes through this ghost.
+			serving := len(ghostWindows) > 0 || gsync || pooledWin != C.MPI_Win(C.GHOST_WIN_NULL)
+			if C.ghost_doze(C.int(myIndex), C.int64_t(wait.SleepFor(a, serving))) != 0 {
 				policy.Worked()
 				wakes++
 				// An origin woke this ghost: read the load that the
 				// coming spin would compete with.
-				if over, ok := load.oversubscribed(); ok {
+				if over, ok := load.Oversubscribed(); ok {
 					policy.SetOversubscribed(over)
 				}
 			}
@@ -150,34 +145,4 @@ func leave(exporter *nodeMetrics) {
 		l.NodeOf[self.worldRank], C.GoString(C.ghost_life_reason()))
 	exporter.finish()
 	C.ghost_life_leave()
-}
-
-// unneededSleep is how long a ghost that serves no window sleeps between
-// looks at its channels: it bounds what a ghost costs where none is needed
-// (about 40 us of CPU per wake here) and how late a lost wake-up is seen.
-const unneededSleep = 20 * time.Millisecond
-
-// loadWatch reads, at most once a millisecond, whether more tasks are
-// runnable on this machine than this process has cores. A computing rank
-// is runnable; a rank asleep, or blocked outside the CPU, is not. The ghost
-// itself is counted, since it runs when it asks.
-type loadWatch struct {
-	cores int // runtime.NumCPU counts the affinity mask
-	last  time.Time
-	over  bool
-}
-
-func newLoadWatch() *loadWatch { return &loadWatch{cores: runtime.NumCPU()} }
-
-func (l *loadWatch) oversubscribed() (over, ok bool) {
-	now := time.Now()
-	if now.Sub(l.last) < time.Millisecond {
-		return l.over, true
-	}
-	running := int(C.ghost_runnable())
-	if running < 0 {
-		return false, false
-	}
-	l.last, l.over = now, running > l.cores
-	return l.over, true
 }

@@ -107,8 +107,8 @@ func setupWindowPaths(cfg config.Config, layout *redirect.Layout) C.int {
 }
 
 func cHints(h redirect.Hints) C.ghost_hints_t {
-	asyncOff := h.Async == redirect.AsyncOff || (h.Async == redirect.AsyncDefault && self.cfg.Async == config.AsyncOff)
-	return C.ghost_hints_t{epochs: C.int(h.Epochs), async: boolInt(!asyncOff), no_local_load_store: boolInt(h.NoLocalLoadStore)}
+	return C.ghost_hints_t{epochs: C.int(h.Epochs), async: boolInt(h.Redirected(self.cfg.Async == config.AsyncOff)),
+		no_local_load_store: boolInt(h.NoLocalLoadStore)}
 }
 
 // ghostWinAllocate runs MPI_Win_allocate for a user process, for a window
@@ -169,7 +169,7 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 		if pooledWin != C.MPI_Win(C.GHOST_WIN_NULL) && commRank(pscw) == 0 {
 			self.log.debugf("MPI_Win_allocate: window %x: no room in some user's arena part; internal objects of its own", id)
 		}
-		uw.notifies = leadsNode(plan, commRank(pscw))
+		uw.notifies = plan.LeadsNode(commRank(pscw))
 		rc := serialized(pscw, func() C.int {
 			if uw.notifies {
 				notifyGhosts(C.GHOST_CMD_WIN_ALLOCATE, id, users)
@@ -356,17 +356,6 @@ func (uw *userWin) release() C.int {
 		}
 		return uw.internal.free()
 	})
-}
-
-// leadsNode reports whether user rank r is the lowest rank of the window on
-// its node, which is the one that notifies the node's ghosts.
-func leadsNode(plan *redirect.WindowPlan, r int) bool {
-	for i := 0; i < r; i++ {
-		if plan.Node[i] == plan.Node[r] {
-			return false
-		}
-	}
-	return true
 }
 
 // serveWinAllocate is a ghost's part of MPI_Win_allocate.
