@@ -79,7 +79,7 @@ func setupProfiling(cfg config.Config) {
 func ghostPredict(commTicks, spanTicks, waitTicks C.uint64_t) C.int {
 	on := predictor.Observe(uint64(commTicks), uint64(spanTicks))
 	wait := uint64(waitTicks)
-	trace.record(uint64(commTicks)+wait, uint64(spanTicks)+wait, wait, predictor.LastCR(), on)
+	recordInterval(uint64(commTicks)+wait, uint64(spanTicks)+wait, wait, predictor.LastCR(), on)
 	self.log.debugf("user rank %d: CR %.3f over the last interval, votes redirection %s",
 		self.userRank(), predictor.LastCR(), onOff(on))
 	return boolInt(on)

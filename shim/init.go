@@ -187,7 +187,7 @@ func ghostAfterInit(provided C.int) C.int {
 //
 //export ghostBeforeFinalize
 func ghostBeforeFinalize() {
-	trace.close()
+	closeTrace()
 	if self.cfg.Profile {
 		var pc C.ghost_prof_counters_t
 		C.ghost_prof_read(&pc)

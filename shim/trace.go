@@ -6,7 +6,6 @@ import "C"
 
 import (
 	"fmt"
-	"sync"
 	"time"
 	"unsafe"
 
@@ -24,30 +23,17 @@ const (
 // few hundred redirected windows at once.
 const maxTracedWindows = 1024
 
-// tracer appends this rank's interval records to GHOST_TRACE.
-type tracer struct {
-	mu       sync.Mutex
-	w        *profile.Writer
-	rank     int
-	tscHz    float64
-	lastOps  opCounts
-	disabled bool
-	switches []profile.Switch // since the last record
-}
-
-// opCounts are this process's RMA operations so far, by path.
-type opCounts struct{ ghost, direct uint64 }
-
-var trace *tracer
+// trace records this rank's intervals to GHOST_TRACE; nil records nothing.
+var trace *profile.Recorder
 
 // readOpCounts sums this process's operation counters over the op types.
-func readOpCounts() opCounts {
+func readOpCounts() profile.OpCounts {
 	var c C.ghost_counters_t
 	C.ghost_counters_sum_self(&c)
-	var n opCounts
+	var n profile.OpCounts
 	for op := 0; op < C.GHOST_NOPS; op++ {
-		n.ghost += uint64(c.ops[op][C.GHOST_PATH_GHOST])
-		n.direct += uint64(c.ops[op][C.GHOST_PATH_DIRECT])
+		n.Ghost += uint64(c.ops[op][C.GHOST_PATH_GHOST])
+		n.Direct += uint64(c.ops[op][C.GHOST_PATH_DIRECT])
 	}
 	return n
 }
@@ -68,7 +54,7 @@ func openTrace(path string, userRank int, tscHz float64) {
 		self.log.errorf("GHOST_TRACE=%q: %v; this rank records no trace", path, err)
 		return
 	}
-	trace = &tracer{w: w, rank: userRank, tscHz: tscHz, lastOps: readOpCounts()}
+	trace = profile.NewRecorder(w, userRank, tscHz, readOpCounts, windowStates, time.Now)
 	C.ghost_trace_switches = 1
 }
 
@@ -78,63 +64,24 @@ func openTrace(path string, userRank int, tscHz float64) {
 //
 //export ghostSwitched
 func ghostSwitched(window C.int64_t, on, point C.int) {
-	trace.switched(profile.Switch{Time: float64(time.Now().UnixNano()) / 1e9, Window: int64(window),
-		To: stateOf(on != 0), Point: profile.Points[point]})
+	trace.Switched(int64(window), on != 0, int(point))
 }
 
-func (t *tracer) switched(s profile.Switch) {
-	if t == nil {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.switches = append(t.switches, s)
-}
-
-// record writes one interval: its MPI, total and barrier-wait ticks (the
-// wait is part of both), and the CR and vote the predictor made from them.
-func (t *tracer) record(mpiTicks, totalTicks, waitTicks uint64, cr float64, vote bool) {
-	if t == nil {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.disabled {
-		return
-	}
-	ops := readOpCounts()
-	rec := profile.Record{
-		Time:      float64(time.Now().UnixNano()) / 1e9,
-		Rank:      t.rank,
-		Interval:  float64(totalTicks) / t.tscHz,
-		MPI:       float64(mpiTicks) / t.tscHz,
-		Wait:      float64(waitTicks) / t.tscHz,
-		CR:        cr,
-		Vote:      stateOf(vote),
-		Windows:   windowStates(),
-		OpsGhost:  ops.ghost - t.lastOps.ghost,
-		OpsDirect: ops.direct - t.lastOps.direct,
-		Switches:  t.switches,
-	}
-	t.lastOps = ops
-	t.switches = nil
-	if err := t.w.Write(rec); err != nil {
+// recordInterval writes one interval to the trace, if there is one.
+func recordInterval(mpiTicks, totalTicks, waitTicks uint64, cr float64, vote bool) {
+	if err := trace.Record(mpiTicks, totalTicks, waitTicks, cr, vote); err != nil {
 		self.log.errorf("GHOST_TRACE: %v; this rank stops recording", err)
-		t.disabled = true
 	}
 }
 
-// close ends the last, partial interval and closes the file.
-func (t *tracer) close() {
-	if t == nil {
+// closeTrace ends the last, partial interval and closes the file.
+func closeTrace() {
+	if trace == nil {
 		return
 	}
 	C.ghost_trace_switches = 0
 	C.ghost_prof_flush()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.w.Close()
-	t.disabled = true
+	trace.Close()
 }
 
 // windowStates lists the windows alive in this process.
@@ -151,16 +98,9 @@ func windowStates() []profile.WindowState {
 		case C.GHOST_STATE_LOCAL:
 			s = profile.StateLocal
 		default:
-			s = stateOf(states[i] != 0)
+			s = profile.StateOf(states[i] != 0)
 		}
 		out[i] = profile.WindowState{ID: int64(ids[i]), State: s}
 	}
 	return out
-}
-
-func stateOf(on bool) profile.State {
-	if on {
-		return profile.StateOn
-	}
-	return profile.StateOff
 }

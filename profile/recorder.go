@@ -1,0 +1,109 @@
+package profile
+
+import (
+	"sync"
+	"time"
+)
+
+// Sink takes a process's records: a *Writer on the trace file.
+type Sink interface {
+	Write(Record) error
+	Close() error
+}
+
+// OpCounts are a process's RMA operations so far, by path.
+type OpCounts struct{ Ghost, Direct uint64 }
+
+// Recorder turns one process's interval timers and window switches into
+// records. Switches arrive from the data plane at agreement points, on
+// any thread, and go into the next record; a record is written per
+// prediction interval. After a failed write it records nothing more.
+type Recorder struct {
+	mu       sync.Mutex
+	sink     Sink
+	rank     int
+	tickHz   float64
+	ops      func() OpCounts
+	windows  func() []WindowState
+	now      func() time.Time
+	lastOps  OpCounts
+	disabled bool
+	switches []Switch // since the last record
+}
+
+// NewRecorder records for the application's rank rank into sink. tickHz
+// converts the timers' ticks to seconds; ops reads the process's operation
+// counters, windows the windows alive, now the clock.
+func NewRecorder(sink Sink, rank int, tickHz float64, ops func() OpCounts, windows func() []WindowState,
+	now func() time.Time) *Recorder {
+	return &Recorder{sink: sink, rank: rank, tickHz: tickHz, ops: ops, windows: windows, now: now, lastOps: ops()}
+}
+
+// StateOf is the state of a window that is redirected (on) or not.
+func StateOf(on bool) State {
+	if on {
+		return StateOn
+	}
+	return StateOff
+}
+
+func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
+
+// Switched notes a change of window's agreed state at point (an index of
+// Points). A nil Recorder records nothing.
+func (r *Recorder) Switched(window int64, on bool, point int) {
+	if r == nil {
+		return
+	}
+	s := Switch{Time: unixSeconds(r.now()), Window: window, To: StateOf(on), Point: Points[point]}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.switches = append(r.switches, s)
+}
+
+// Record writes one interval: its MPI, total and barrier-wait ticks (the
+// wait is part of both), and the CR and vote the predictor made from them.
+// It returns the error of a failed write, after which the Recorder is
+// disabled; a nil or disabled Recorder writes nothing.
+func (r *Recorder) Record(mpiTicks, totalTicks, waitTicks uint64, cr float64, vote bool) error {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.disabled {
+		return nil
+	}
+	ops := r.ops()
+	rec := Record{
+		Time:      unixSeconds(r.now()),
+		Rank:      r.rank,
+		Interval:  float64(totalTicks) / r.tickHz,
+		MPI:       float64(mpiTicks) / r.tickHz,
+		Wait:      float64(waitTicks) / r.tickHz,
+		CR:        cr,
+		Vote:      StateOf(vote),
+		Windows:   r.windows(),
+		OpsGhost:  ops.Ghost - r.lastOps.Ghost,
+		OpsDirect: ops.Direct - r.lastOps.Direct,
+		Switches:  r.switches,
+	}
+	r.lastOps = ops
+	r.switches = nil
+	if err := r.sink.Write(rec); err != nil {
+		r.disabled = true
+		return err
+	}
+	return nil
+}
+
+// Close closes the sink; nothing is recorded after it.
+func (r *Recorder) Close() error {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.disabled = true
+	return r.sink.Close()
+}
