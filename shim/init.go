@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ghost-mpi/ghost/internal/config"
+	"github.com/ghost-mpi/ghost/internal/metrics"
 	"github.com/ghost-mpi/ghost/redirect"
 )
 
@@ -68,7 +69,7 @@ func ghostAfterInit(provided C.int) C.int {
 		}
 	}
 
-	errs = append(errs, metricsConfigErrors(cfg)...)
+	errs = append(errs, metrics.ConfigErrors(cfg)...)
 	self.node = commSplitShared(world)
 	leader := bcastInt(self.node, self.worldRank, 0)
 	leaders := allgatherInt(world, leader)

@@ -12,7 +12,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/ghost-mpi/ghost/internal/config"
 	"github.com/ghost-mpi/ghost/internal/metrics"
 	"github.com/ghost-mpi/ghost/redirect"
 	"github.com/prometheus/client_golang/prometheus"
@@ -77,18 +76,6 @@ func blockOf(c *C.ghost_counters_t) metrics.Block {
 	return b
 }
 
-// metricsConfigErrors checks what config.Load cannot: that the textfile
-// directory exists and may be written.
-func metricsConfigErrors(cfg config.Config) []string {
-	if cfg.MetricsTextfile == "" {
-		return nil
-	}
-	if err := metrics.CheckTextfileDir(cfg.MetricsTextfile); err != nil {
-		return []string{err.Error()}
-	}
-	return nil
-}
-
 // nodeMetrics is what the first ghost of a node runs: the collector over
 // the node's blocks, the HTTP endpoint and the textfile at the end.
 type nodeMetrics struct {
@@ -99,21 +86,19 @@ type nodeMetrics struct {
 }
 
 // startMetrics starts the node's exporter unless GHOST_METRICS_ADDR=off
-// and no textfile is asked for. It runs on the ghost's thread, so the one
-// MPI query it needs (the library version) is made here, never by the
-// exporter. A port conflict is logged and the job goes on.
+// and no textfile is asked for (metrics.Outputs). It runs on the ghost's
+// thread, so the one MPI query it needs (the library version) is made
+// here, never by the exporter. A port conflict is logged and the job goes
+// on.
 func startMetrics(node int) *nodeMetrics {
-	addr := self.cfg.MetricsAddr
-	if addr == "" {
-		addr = config.DefaultMetricsAddr
-	}
-	if !metricsWanted() {
+	wanted, addr := metrics.Outputs(self.cfg)
+	if !wanted {
 		return nil
 	}
 	m := &nodeMetrics{node: node, source: metrics.NewFreezer(shmSource{node: node})}
 	m.registry = prometheus.NewRegistry()
 	m.registry.MustRegister(metrics.NewCollector(node, m.source, buildInfo()))
-	if addr == "off" {
+	if addr == "" {
 		return m
 	}
 	ln, err := metrics.Listen(addr, metrics.PortTries)
@@ -163,7 +148,8 @@ func finishNodeMetricsWithoutGhosts() {
 
 // metricsWanted says whether a node exporter or textfile is asked for.
 func metricsWanted() bool {
-	return self.cfg.MetricsAddr != "off" || self.cfg.MetricsTextfile != ""
+	wanted, _ := metrics.Outputs(self.cfg)
+	return wanted
 }
 
 // finish runs once every user of the node has finalized: it freezes the
