@@ -648,5 +648,5 @@ GHOST_DEFINE(MPI_Win_free, (MPI_Win *win), (win), {
         return ghost_win_free_plain(w, win);
     if (w->local)
         return ghost_local_win_free(w, win);
-    return ghostWinFree(win);
+    return ghostWinFree(w, win);
 })

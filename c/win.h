@@ -139,6 +139,12 @@ typedef struct ghost_win {
      * window at its last agreement. */
     int issued;
     int ballot;
+    /* The control plane's own record of a redirected window (shim/win.go:
+     * its internal objects or arena segment), as a Go cgo.Handle; 0 for
+     * windows Go does not hold. The window table is the one registry of
+     * windows: Go reaches its record only through this entry, so the two
+     * cannot disagree about which windows are alive. */
+    uintptr_t go_state;
 } ghost_win_t;
 
 /* Every operation this origin issued on w is complete: called at the end of
@@ -325,6 +331,6 @@ int ghost_nodes_setup(int nworld, const int *node_of);
 extern void ghostWinHints(MPI_Info info, MPI_Comm comm, ghost_hints_t *hints);
 extern int ghostWinAllocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                             ghost_hints_t *hints, void *baseptr, MPI_Win *win);
-extern int ghostWinFree(MPI_Win *win);
+extern int ghostWinFree(ghost_win_t *w, MPI_Win *win);
 
 #endif

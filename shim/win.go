@@ -9,8 +9,8 @@ package main
 import "C"
 
 import (
+	"runtime/cgo"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -42,7 +42,10 @@ type segment struct {
 }
 
 // userWin is a user's record of a redirected window: its internal objects,
-// or its segment in the arena when it lives in the pooled window.
+// or its segment in the arena when it lives in the pooled window. The C
+// window table is the one registry of windows: the window's entry holds
+// this record as a cgo.Handle (ghost_win_t.go_state) from before the entry
+// is registered until MPI_Win_free, which hands Go the entry it found.
 type userWin struct {
 	internal *internalWin
 	arena    unsafe.Pointer
@@ -50,15 +53,13 @@ type userWin struct {
 	notifies bool // this user tells its node's ghosts about the window
 }
 
-// The registries are guarded for MPI_THREAD_MULTIPLE programs that create
-// windows from several threads; the lock is never held across an MPI call.
-// (A ghost serves one thread only, so ghostWindows needs no lock.)
-var (
-	userWindowsMu sync.Mutex
-	userWindows   = map[C.MPI_Win]*userWin{}
-	ghostWindows  = map[int64]*internalWin{}
-	windowSeq     atomic.Int64
-)
+// ghostWindows are the windows a ghost serves, by id: a ghost holds no C
+// window entry (it never runs the application's MPI calls). A ghost serves
+// one thread only, so the map needs no lock.
+var ghostWindows = map[int64]*internalWin{}
+
+// windowSeq numbers the windows whose rank 0 this process is.
+var windowSeq atomic.Int64
 
 // internalRank maps a world rank to its rank in the window's communicator,
 // whose group lists the members in ascending world rank.
@@ -218,16 +219,18 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 			return rc
 		}
 	}
+	// The entry holds this record before it is published.
+	handle := cgo.NewHandle(uw)
+	w.go_state = C.uintptr_t(handle)
 	if C.ghost_win_register(w) != 0 {
+		handle.Delete()
+		w.go_state = 0
 		self.log.errorf("MPI_Win_allocate: more than %d windows alive in this process", int(C.GHOST_WIN_TABLE_SLOTS))
 		return raiseOnComm(comm, C.MPI_ERR_NO_MEM)
 	}
 	if w.redirect == 0 { // the votes agreed off, against the default
 		C.ghost_count_switch(w, 0, C.GHOST_POINT_ALLOCATION)
 	}
-	userWindowsMu.Lock()
-	userWindows[w.user] = uw
-	userWindowsMu.Unlock()
 	*(*unsafe.Pointer)(baseptr) = mine
 	*win = w.user
 	return C.MPI_SUCCESS
@@ -306,18 +309,18 @@ func raiseOnComm(comm C.MPI_Comm, rc C.int) C.int {
 	return rc
 }
 
-// ghostWinFree runs MPI_Win_free of a redirected window for a user process.
+// ghostWinFree runs MPI_Win_free of a redirected window for a user
+// process: w is the entry the window table holds for *win.
 //
 //export ghostWinFree
-func ghostWinFree(win *C.MPI_Win) C.int {
-	userWindowsMu.Lock()
-	uw := userWindows[*win]
-	delete(userWindows, *win)
-	userWindowsMu.Unlock()
-	if uw == nil {
+func ghostWinFree(w *C.ghost_win_t, win *C.MPI_Win) C.int {
+	if w.go_state == 0 { // an entry Go did not make: not a redirected window
 		return C.MPI_ERR_WIN
 	}
-	w := uw.c
+	handle := cgo.Handle(w.go_state)
+	uw := handle.Value().(*userWin)
+	handle.Delete()
+	w.go_state = 0
 	defer syncCall(C.GHOST_CALL_WIN_FREE)()
 	C.ghost_win_unregister(w)
 	if uw.internal != nil {
