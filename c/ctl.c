@@ -2,11 +2,12 @@
  * The command channel between user processes and the ghosts of their node:
  * a command (window allocate or free, a user's finalize) and its payload,
  * on a private node communicator, with a doorbell ring for a sleeping
- * ghost.
+ * ghost; and the ghost's pass over all of its channels (ghost_poll_pass).
  */
 #include "doorbell.h"
 #include "counters.h"
 #include "ghost.h"
+#include "offload.h"
 
 #define GHOST_CMD_TAG 1
 #define GHOST_PAYLOAD_TAG 2
@@ -60,4 +61,27 @@ void ghost_ctl_teardown(void)
         PMPI_Cancel(&ctl_req);
         PMPI_Request_free(&ctl_req);
     }
+}
+
+/* One call from Go per pass of the ghost's loop, not one per channel: an
+ * empty pass is most of what a spinning ghost does, and each cgo call
+ * costs about as much as a channel's poll (docs/design.md, "The ghost's
+ * poll pass"). The channels are read in the order the loop needs: a node
+ * whose users are gone ends the ghost before anything else. */
+int ghost_poll_pass(int gsync, int64_t gp_start_ns, ghost_cmd_t *cmd, int *from)
+{
+    if (ghost_life_gone())
+        return GHOST_PASS_GONE;
+    int got = 0;
+    if (gsync) {
+        if (ghost_gp_test())
+            got |= GHOST_PASS_EXCHANGED;
+        if (gp_start_ns >= 0)
+            ghost_gp_start(gp_start_ns);
+    }
+    if (ghost_wake_poll())
+        got |= GHOST_PASS_WOKEN;
+    if (ghost_ctl_poll(cmd, from))
+        got |= GHOST_PASS_COMMAND;
+    return got;
 }

@@ -115,6 +115,16 @@ int ghost_ctl_poll(ghost_cmd_t *cmd, int *from);
 /* Ghost side: cancel the pending receive before finalizing. */
 void ghost_ctl_teardown(void);
 
+/* Ghost side: one pass over every channel of the ghost's loop, in one call.
+ * GONE: the node's users or the launcher went away (ghost_life_gone), and
+ * nothing else was read. Otherwise, with gsync (the node's first ghost
+ * under GHOST_ASYNC=auto), EXCHANGED: a GP exchange completed
+ * (ghost_gp_test), and an exchange starts when gp_start_ns >= 0
+ * (ghost_gp_start); WOKEN: a wake message arrived (ghost_wake_poll);
+ * COMMAND: *cmd and *from hold a command (ghost_ctl_poll). */
+enum { GHOST_PASS_GONE = 1, GHOST_PASS_EXCHANGED = 2, GHOST_PASS_WOKEN = 4, GHOST_PASS_COMMAND = 8 };
+int ghost_poll_pass(int gsync, int64_t gp_start_ns, ghost_cmd_t *cmd, int *from);
+
 /* ---- ghost idling (load.c) ---------------------------------------------- */
 
 void ghost_yield(void);

@@ -45,25 +45,27 @@ func serve(ghosts C.MPI_Comm) {
 		var from C.int
 		polls++
 		clock.pass()
-		if C.ghost_life_gone() != 0 {
-			leave(exporter)
-		}
+		gpStart := int64(-1)
 		if gsync {
-			if C.ghost_gp_test() != 0 {
-				exchanges++
-			}
 			if now := time.Now(); now.After(nextSync) {
 				// An agreement within the last half interval already
 				// brought every window in line: skip this round.
-				C.ghost_gp_start(C.int64_t(self.cfg.GSyncInterval.Nanoseconds() / 2))
+				gpStart = self.cfg.GSyncInterval.Nanoseconds() / 2
 				nextSync = now.Add(self.cfg.GSyncInterval)
 			}
 		}
-		if C.ghost_wake_poll() != 0 {
+		got := C.ghost_poll_pass(boolInt(gsync), C.int64_t(gpStart), &cmd, &from)
+		if got&C.GHOST_PASS_GONE != 0 {
+			leave(exporter)
+		}
+		if got&C.GHOST_PASS_EXCHANGED != 0 {
+			exchanges++
+		}
+		if got&C.GHOST_PASS_WOKEN != 0 {
 			policy.Worked()
 			wakes++
 		}
-		if C.ghost_ctl_poll(&cmd, &from) != 0 {
+		if got&C.GHOST_PASS_COMMAND != 0 {
 			policy.Worked()
 			commands++
 			// Serving a command means blocking MPI calls with the users;
