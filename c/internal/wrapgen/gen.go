@@ -3,9 +3,6 @@ package wrapgen
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -25,53 +22,6 @@ var Handwritten = map[string]string{
 	"MPI_Win_allocate":        "builds the node segment and the internal windows through the ghosts",
 	"MPI_Win_allocate_c":      "large-count form of MPI_Win_allocate",
 	"MPI_Barrier":             "an implicit agreement point of GHOST_ASYNC=auto (c/agree.c)",
-}
-
-// HeaderFiles are the headers, relative to the MPI include directory, whose
-// prototypes are wrapped. mpio.h carries MPI_File_open.
-var HeaderFiles = []string{"mpi_proto.h", "mpio.h"}
-
-// IncludeDir finds the MPI include directory from the compiler wrapper, the
-// way the build does: `mpicc -show`, falling back to pkg-config.
-func IncludeDir() (string, error) {
-	var tries []string
-	for _, cmd := range [][]string{{"mpicc", "-show"}, {"pkg-config", "--cflags", "mpich"}} {
-		out, err := exec.Command(cmd[0], cmd[1:]...).Output()
-		if err != nil {
-			tries = append(tries, fmt.Sprintf("%s: %v", strings.Join(cmd, " "), err))
-			continue
-		}
-		for _, f := range strings.Fields(string(out)) {
-			if dir, ok := strings.CutPrefix(f, "-I"); ok {
-				if _, err := os.Stat(filepath.Join(dir, "mpi_proto.h")); err == nil {
-					return dir, nil
-				}
-			}
-		}
-		tries = append(tries, strings.Join(cmd, " ")+": no -I directory holds mpi_proto.h")
-	}
-	return "", fmt.Errorf("cannot find the MPI headers (install libmpich-dev): %s", strings.Join(tries, "; "))
-}
-
-// LoadInstalled parses the installed headers and returns every prototype.
-func LoadInstalled() ([]Proto, error) {
-	dir, err := IncludeDir()
-	if err != nil {
-		return nil, err
-	}
-	var all []Proto
-	for _, name := range HeaderFiles {
-		text, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			return nil, err
-		}
-		protos, err := ParseHeader(string(text))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		all = append(all, protos...)
-	}
-	return all, nil
 }
 
 // Interposed lists the functions without a communicator argument that
@@ -97,12 +47,6 @@ var Interposed = []string{
 	"MPI_Win_shared_query", "MPI_Win_shared_query_c",
 }
 
-// Output files, relative to c/.
-const (
-	WrappersFile = "zwrappers.c"
-	RealFile     = "zreal.h"
-)
-
 // Generate writes the wrapper source and the header of real-function
 // pointers for the given prototypes.
 //
@@ -110,7 +54,11 @@ const (
 // aliases: MPICH's mpi_f08 bindings call PMPI_ directly, and so do tools, so
 // interposing MPI_ alone would miss them. The MPICH functions are reached
 // through pointers that dlsym(RTLD_NEXT) resolves when the library loads.
-func Generate(protos []Proto) (map[string][]byte, error) {
+//
+// A hand-written or interposed function that the headers do not declare at
+// all (Open MPI 4.1 has no MPI-4 large-count functions) is left out; the
+// hand-written C leaves its definition out the same way (c/abi.h).
+func Generate(abi ABI, protos []Proto) (map[string][]byte, error) {
 	var wrapped []Proto
 	byName := map[string]Proto{}
 	for _, p := range protos {
@@ -154,6 +102,13 @@ func Generate(protos []Proto) (map[string][]byte, error) {
 	for _, n := range Interposed {
 		realNames[n] = true
 	}
+	for n := range realNames {
+		_, mpi := byName[n]
+		_, pmpi := byName["P"+n]
+		if !mpi && !pmpi {
+			delete(realNames, n)
+		}
+	}
 	var reals []string
 	for n := range realNames {
 		if _, ok := byName["P"+n]; !ok {
@@ -164,8 +119,9 @@ func Generate(protos []Proto) (map[string][]byte, error) {
 	sort.Strings(reals)
 
 	var w bytes.Buffer
-	header(&w, "Every MPI function that takes a communicator by value swaps MPI_COMM_WORLD\n"+
-		"// for the user world (which excludes ghosts) and calls MPICH's PMPI_ twin;\n"+
+	w.WriteString(abi.Constraint + "\n\n")
+	header(&w, abi, "Every MPI function that takes a communicator by value swaps MPI_COMM_WORLD\n"+
+		"// for the user world (which excludes ghosts) and calls "+abi.Name+"'s PMPI_ twin;\n"+
 		"// the others only time the call when profiling is on.")
 	w.WriteString("// Hand-written instead (see c/*.c):\n")
 	names := make([]string, 0, len(Handwritten))
@@ -192,19 +148,19 @@ func Generate(protos []Proto) (map[string][]byte, error) {
 	w.WriteString("    return missing;\n}\n")
 
 	var r bytes.Buffer
-	header(&r, "Pointers to MPICH's own PMPI_ functions, for every function Ghost defines.\n"+
-		"// Ghost's code calls MPICH through GHOST_REAL(name), never through PMPI_name.")
+	header(&r, abi, "Pointers to "+abi.Name+"'s own PMPI_ functions, for every function Ghost defines.\n"+
+		"// Ghost's code calls MPI through GHOST_REAL(name), never through PMPI_name.")
 	r.WriteString("\n#ifndef GHOST_ZREAL_H\n#define GHOST_ZREAL_H\n\n#include <mpi.h>\n\n")
 	r.WriteString("#define GHOST_REAL(name) ghost_real_P##name\n\n")
 	for _, n := range reals {
 		fmt.Fprintf(&r, "extern __typeof__(P%s) *ghost_real_P%s;\n", n, n)
 	}
-	r.WriteString("\n/* Resolves every pointer; returns how many MPICH lacks. */\nint ghost_resolve_real(void);\n\n#endif\n")
-	return map[string][]byte{WrappersFile: w.Bytes(), RealFile: r.Bytes()}, nil
+	r.WriteString("\n/* Resolves every pointer; returns how many the MPI library lacks. */\nint ghost_resolve_real(void);\n\n#endif\n")
+	return map[string][]byte{abi.WrappersFile: w.Bytes(), abi.RealFile: r.Bytes()}, nil
 }
 
-func header(b *bytes.Buffer, what string) {
-	fmt.Fprintf(b, "// Code generated by c/internal/wrapgen from %s; DO NOT EDIT.\n\n// %s\n", strings.Join(HeaderFiles, " and "), what)
+func header(b *bytes.Buffer, abi ABI, what string) {
+	fmt.Fprintf(b, "// Code generated by c/internal/wrapgen from %s's %s; DO NOT EDIT.\n\n// %s\n", abi.Name, strings.Join(abi.Headers, " and "), what)
 }
 
 // writeWrapper writes PMPI_name and its MPI_name alias. The profiled branch

@@ -1,6 +1,7 @@
-// Package wrapgen reads the prototypes of an installed MPI (mpi_proto.h and
-// mpio.h) and writes the C wrappers that swap MPI_COMM_WORLD for the user
-// world before calling the PMPI_ entry point.
+// Package wrapgen reads the prototypes of an installed MPI (MPICH's
+// mpi_proto.h and mpio.h, or Open MPI's mpi.h: see ABI) and writes the C
+// wrappers that swap MPI_COMM_WORLD for the user world before calling the
+// PMPI_ entry point.
 package wrapgen
 
 import (
@@ -45,8 +46,17 @@ func (p Proto) CommParams() []int {
 // parameter passed by value.
 func (p Proto) TakesComm() bool { return len(p.CommParams()) > 0 }
 
+// Converts reports whether the function converts a handle to its Fortran
+// form (MPI_Comm_c2f: a function in Open MPI, a macro in MPICH). Such a
+// function is not wrapped: the Fortran form of MPI_COMM_WORLD must stay the
+// world's, which converts back to the C world, which the wrappers swap.
+func (p Proto) Converts() bool { return strings.HasSuffix(p.Name, "_c2f") }
+
 var (
-	attrMacro  = regexp.MustCompile(`\b(MPICH_API_PUBLIC|ROMIO_API_PUBLIC)\b|MPICH_ATTR_POINTER_WITH_TYPE_TAG\([^)]*\)`)
+	// Attribute macros of either vendor. Open MPI's deprecation notes are
+	// strings that may hold semicolons, so these go before the split into
+	// statements.
+	attrMacro  = regexp.MustCompile(`\b(MPICH_API_PUBLIC|ROMIO_API_PUBLIC|OMPI_DECLSPEC)\b|MPICH_ATTR_POINTER_WITH_TYPE_TAG\([^)]*\)|__mpi_interface_(?:deprecated|removed)__\((?:"[^"]*"|[^()"])*\)`)
 	spaces     = regexp.MustCompile(`\s+`)
 	protoShape = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_ \*]*?)\s*\b((?:P?MPIX?)_[A-Za-z0-9_]+)\s*\((.*)\)$`)
 	identTail  = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*((?:\[\s*[0-9]*\s*\]\s*)*)$`)
@@ -65,8 +75,8 @@ func ParseHeader(text string) ([]Proto, error) {
 		b.WriteByte('\n')
 	}
 	var protos []Proto
-	for _, stmt := range strings.Split(b.String(), ";") {
-		stmt = strings.TrimSpace(spaces.ReplaceAllString(attrMacro.ReplaceAllString(stmt, " "), " "))
+	for _, stmt := range strings.Split(attrMacro.ReplaceAllString(b.String(), " "), ";") {
+		stmt = strings.TrimSpace(spaces.ReplaceAllString(stmt, " "))
 		// Keep the trailing parameter list only: declarations of other kinds
 		// (typedefs, externs) either do not match or are filtered below.
 		if strings.HasPrefix(stmt, "typedef") || strings.HasPrefix(stmt, "extern") {
@@ -162,7 +172,7 @@ func stripComments(s string) string {
 // value and have a PMPI counterpart declared in the same headers. The result
 // is sorted by name so that the generated file is stable.
 func Wrappable(protos []Proto) []Proto {
-	return selectMPI(protos, func(p Proto) bool { return p.TakesComm() })
+	return selectMPI(protos, func(p Proto) bool { return p.TakesComm() && !p.Converts() })
 }
 
 // Timed selects the other MPI_ and MPIX_ functions, the ones without a
