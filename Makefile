@@ -1,5 +1,6 @@
 # Ghost: asynchronous progress for MPI RMA through hidden ghost processes.
-#   make          build build/libghost.so and build/ghost
+#   make          build build/libghost.so (MPICH's ABI),
+#                 build/libghost-openmpi.so (Open MPI's) and build/ghost
 #   make demo     install missing packages, build, run the demo job
 #   make test     install missing packages, build, run the whole suite
 #   make generate regenerate c/zwrappers.c from the installed MPI headers,
@@ -28,13 +29,20 @@ export CGO_ENABLED := 1
 
 all: lib cli
 
-lib: $(BUILD)/libghost.so
+lib: $(BUILD)/libghost.so $(BUILD)/libghost-openmpi.so
 cli: $(BUILD)/ghost
 
+# One source tree, one library per MPI ABI: the build tag openmpi compiles
+# the data plane against Open MPI's mpi.h (c/abi.h, c/dataplane_*.go).
 # Go tracks its own dependencies; FORCE lets it decide what to rebuild.
+LIB_BUILD = $(GO) build -buildmode=c-shared -ldflags=-extldflags=-Wl,--version-script=$(CURDIR)/shim/exports.map
 $(BUILD)/libghost.so: FORCE
-	$(GO) build -buildmode=c-shared -ldflags=-extldflags=-Wl,--version-script=$(CURDIR)/shim/exports.map -o $@ ./shim
+	$(LIB_BUILD) -o $@ ./shim
 	rm -f $(BUILD)/libghost.h
+
+$(BUILD)/libghost-openmpi.so: FORCE
+	$(LIB_BUILD) -tags openmpi -o $@ ./shim
+	rm -f $(BUILD)/libghost-openmpi.h
 
 $(BUILD)/ghost: FORCE
 	$(GO) build -o $@ ./cmd/ghost

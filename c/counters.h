@@ -178,14 +178,9 @@ static inline void ghost_count_internal(int kind, int n)
         ghost_counter_add(t, &t->slot->internal_ops[t->call - 1][kind], (uint64_t)n);
 }
 
-/* Whether a datatype is one of MPICH's builtin handles: the predefined
- * basic types, all contiguous. Derived types, and the predefined pair types
- * with padding (MPI_FLOAT_INT, ...), which MPICH builds as derived types,
- * have other handle kinds. One shift and compare instead of a call to
- * MPI_Type_get_envelope (MPICH ABI: kind in bits 30-31, builtin = 1; a
- * builtin handle also holds its size in bytes in bits 8-15). */
-#define GHOST_BUILTIN_TYPE(type) ((((unsigned)(type)) >> 30) == 1u)
-#define GHOST_BUILTIN_TYPE_SIZE(type) ((((unsigned)(type)) >> 8) & 0xffu)
+/* GHOST_BUILTIN_TYPE and GHOST_BUILTIN_TYPE_SIZE (c/abi.h) tell the
+ * predefined contiguous types and their size without a call. */
+#include "abi.h"
 
 /* Size in bytes of count elements of type: builtin types from their handle,
  * which spares a call on the per-operation path; derived types ask MPICH. */

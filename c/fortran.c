@@ -10,11 +10,18 @@
  * window underneath. So for the predefined keyvals they ask Ghost's C
  * answer and hand it over as a Fortran integer. User keyvals, and C's own
  * calls (pointer kind), go to MPICH unchanged.
+ *
+ * Open MPI's Fortran bindings read attributes inside libmpi (no PMPI_ call
+ * and no exported helper to interpose), so under Open MPI this file is
+ * empty and Fortran sees those attributes unanswered by Ghost
+ * (docs/openmpi.md).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 
 #include "win.h"
+
+#ifdef GHOST_ABI_MPICH
 
 /* MPICH 4.0.2's MPIR_Attr_type: bit 0 says an integer, not a pointer. */
 enum { ATTR_PTR = 0, ATTR_AINT = 1, ATTR_INT = 3 };
@@ -88,3 +95,4 @@ int MPII_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag, i
         store(attribute_val, kind, *(int *)value);
     return rc;
 }
+#endif /* GHOST_ABI_MPICH */

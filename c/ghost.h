@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "zconst.h" /* numbers shared with Go (GHOST_MAX_NG, SEGMENT_ALIGN), generated */
-#include "zreal.h"
+#include "abi.h"   /* the MPI ABI, and its zreal.h: pointers to the real functions */
 
 /* ---- world translation -------------------------------------------------- */
 
@@ -21,10 +21,6 @@ extern MPI_Comm ghost_user_world;
 
 /* Total number of ghost processes in the job (all nodes). */
 extern int ghost_total_ghosts;
-
-/* MPI_COMM_WORLD as a typed constant, for the Go side (cgo cannot use the
- * cast macro). */
-enum { GHOST_WORLD = MPI_COMM_WORLD };
 
 #define GHOST_USER_COMM(c) ((c) == MPI_COMM_WORLD ? ghost_user_world : (c))
 

@@ -163,9 +163,26 @@ static void pmi_finalize(void)
         return;
 }
 
+#ifdef GHOST_ABI_OPENMPI
+/* Open MPI's launcher (ORTE, with PMIx) reports a process that called
+ * MPI_Init and exits without finalizing its PMIx client as "exiting
+ * improperly" and fails the job. PMIx_Finalize (libpmix, which libmpi
+ * links) deregisters the process from its local server first; it does not
+ * involve the other processes. */
+static void pmix_finalize(void)
+{
+    int (*fin)(const void *, size_t) = (int (*)(const void *, size_t))dlsym(RTLD_DEFAULT, "PMIx_Finalize");
+    if (fin != NULL)
+        fin(NULL, 0);
+}
+#endif
+
 void ghost_life_leave(void)
 {
-    pmi_finalize();
+#ifdef GHOST_ABI_OPENMPI
+    pmix_finalize();
+#endif
+    pmi_finalize(); /* nothing without hydra's PMI_FD */
     _exit(0);
 }
 

@@ -1,16 +1,22 @@
 /*
  * Polite waiting for user processes.
  *
- * MPICH busy-polls inside every blocking call (Wait, Barrier, Win_flush,
+ * MPI busy-polls inside every blocking call (Wait, Barrier, Win_flush,
  * Win_unlock...). When ranks and ghosts share cores, a user spinning while
  * it waits for its ghost takes the very core the ghost needs: NWChem's water
  * SCF with 2 users and 1 ghost on 2 cores took 4 minutes that way.
  *
- * MPICH's ch4:ucx progress engine calls UCX's ucp_worker_progress through
- * the PLT on every pass of those loops, so Ghost interposes it: after
- * GHOST_YIELD_AFTER consecutive passes that found nothing, the user process
- * yields its core once. On dedicated cores sched_yield returns at once, so
- * the cost there is one system call per that many empty polls.
+ * So Ghost interposes the function each MPI calls through the PLT on every
+ * pass of those loops: after GHOST_YIELD_AFTER consecutive passes that found
+ * nothing, the user process yields its core once. On dedicated cores
+ * sched_yield returns at once, so the cost there is one system call per
+ * that many empty polls.
+ *
+ * - MPICH's ch4:ucx progress engine calls UCX's ucp_worker_progress.
+ * - Open MPI's loops call opal_progress (libopen-pal), which polls every
+ *   transport, UCX included: interposing it rather than UCX covers
+ *   osc/rdma over shared memory or TCP, osc/pt2pt and osc/ucx alike, and
+ *   counts each pass once.
  */
 #define _GNU_SOURCE
 #include "doorbell.h"
@@ -21,14 +27,11 @@
 
 int ghost_yield_after = 0; /* 0: never yield (ghosts, GHOST_NG=0, or turned off) */
 
-static unsigned (*real_progress)(void *worker);
 static __thread unsigned empty_polls;
 
-unsigned ucp_worker_progress(void *worker)
+/* After one pass of MPI's progress, which completed events operations. */
+static inline void polled(unsigned events)
 {
-    if (__builtin_expect(real_progress == NULL, 0))
-        real_progress = (unsigned (*)(void *))dlsym(RTLD_NEXT, "ucp_worker_progress");
-    unsigned events = real_progress(worker);
     if (ghost_waiting_on)
         ghost_ring_waited();
     if (events) {
@@ -37,5 +40,28 @@ unsigned ucp_worker_progress(void *worker)
         empty_polls = 0;
         sched_yield();
     }
+}
+
+#ifdef GHOST_ABI_MPICH
+static unsigned (*real_progress)(void *worker);
+
+unsigned ucp_worker_progress(void *worker)
+{
+    if (__builtin_expect(real_progress == NULL, 0))
+        real_progress = (unsigned (*)(void *))dlsym(RTLD_NEXT, "ucp_worker_progress");
+    unsigned events = real_progress(worker);
+    polled(events);
     return events;
 }
+#else
+static int (*real_progress)(void);
+
+int opal_progress(void)
+{
+    if (__builtin_expect(real_progress == NULL, 0))
+        real_progress = (int (*)(void))dlsym(RTLD_NEXT, "opal_progress");
+    int events = real_progress();
+    polled(events > 0 ? (unsigned)events : 0);
+    return events;
+}
+#endif

@@ -374,21 +374,37 @@ static inline void ring_issued(const ghost_target_t *t, int rank)
                  })
 
 PUT_LIKE(MPI_Put, GHOST_OP_PUT, ghost_local_put, const void *, int)
+#ifdef GHOST_HAVE_LARGE_COUNT
 PUT_LIKE(MPI_Put_c, GHOST_OP_PUT, ghost_local_put, const void *, MPI_Count)
+#endif
 PUT_LIKE(MPI_Get, GHOST_OP_GET, ghost_local_get, void *, int)
+#ifdef GHOST_HAVE_LARGE_COUNT
 PUT_LIKE(MPI_Get_c, GHOST_OP_GET, ghost_local_get, void *, MPI_Count)
+#endif
 RPUT_LIKE(MPI_Rput, GHOST_OP_PUT, ghost_local_put, const void *, int)
+#ifdef GHOST_HAVE_LARGE_COUNT
 RPUT_LIKE(MPI_Rput_c, GHOST_OP_PUT, ghost_local_put, const void *, MPI_Count)
+#endif
 RPUT_LIKE(MPI_Rget, GHOST_OP_GET, ghost_local_get, void *, int)
+#ifdef GHOST_HAVE_LARGE_COUNT
 RPUT_LIKE(MPI_Rget_c, GHOST_OP_GET, ghost_local_get, void *, MPI_Count)
+#endif
 ACC_LIKE(MPI_Accumulate, int)
+#ifdef GHOST_HAVE_LARGE_COUNT
 ACC_LIKE(MPI_Accumulate_c, MPI_Count)
+#endif
 RACC_LIKE(MPI_Raccumulate, int)
+#ifdef GHOST_HAVE_LARGE_COUNT
 RACC_LIKE(MPI_Raccumulate_c, MPI_Count)
+#endif
 GACC_LIKE(MPI_Get_accumulate, int)
+#ifdef GHOST_HAVE_LARGE_COUNT
 GACC_LIKE(MPI_Get_accumulate_c, MPI_Count)
+#endif
 RGACC_LIKE(MPI_Rget_accumulate, int)
+#ifdef GHOST_HAVE_LARGE_COUNT
 RGACC_LIKE(MPI_Rget_accumulate_c, MPI_Count)
+#endif
 
 GHOST_DEFINE(MPI_Fetch_and_op,
              (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,

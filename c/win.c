@@ -33,7 +33,7 @@ static int nlive;
 
 static inline unsigned slot_of(MPI_Win h)
 {
-    uint32_t x = (uint32_t)h;
+    uint32_t x = GHOST_HANDLE_BITS(h);
     x ^= x >> 16;
     x *= 0x45d9f3bu;
     x ^= x >> 16;
@@ -263,7 +263,7 @@ int ghost_info_get(MPI_Info info, const char *key, char *value, int len, int *fl
     if (info == MPI_INFO_NULL)
         return MPI_SUCCESS;
     int buflen = len;
-    return PMPI_Info_get_string(info, key, &buflen, value, flag);
+    return GHOST_REAL(MPI_Info_get_string)(info, key, &buflen, value, flag);
 }
 
 /* A window over no memory: one context id, no memory registration, and no
@@ -274,7 +274,15 @@ int ghost_info_get(MPI_Info info, const char *key, char *value, int len, int *fl
 int ghost_user_window(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     ghost_count_internal(GHOST_INTERNAL_COLLECTIVE, 1);
+#ifdef GHOST_ABI_OPENMPI
+    /* Open MPI 4.1 with Debian's components (osc/rdma, osc/sm) has none
+     * that makes MPI_Win_create on a communicator of one process
+     * (MPI_ERR_WIN), where MPI_Win_allocate of no bytes works on any. */
+    void *base;
+    return GHOST_REAL(MPI_Win_allocate)(0, 1, info, comm, &base, win);
+#else
     return GHOST_REAL(MPI_Win_create)(NULL, 0, 1, info, comm, win);
+#endif
 }
 
 int ghost_free_user_window(MPI_Win *win)
@@ -628,6 +636,7 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                      MPI_Win *win) __attribute__((alias("PMPI_Win_allocate")));
 
+#ifdef GHOST_HAVE_LARGE_COUNT
 int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                         void *baseptr, MPI_Win *win)
 {
@@ -637,6 +646,7 @@ int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
 }
 int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                        void *baseptr, MPI_Win *win) __attribute__((alias("PMPI_Win_allocate_c")));
+#endif
 
 /* ---- MPI_Win_free ------------------------------------------------------- */
 

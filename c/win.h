@@ -293,7 +293,6 @@ int ghost_lock(int type, int rank, MPI_Win win);
 int ghost_unlock(int rank, MPI_Win win);
 int ghost_lock_all_nocheck(MPI_Win win);
 int ghost_unlock_all(MPI_Win win);
-enum { GHOST_WIN_NULL = MPI_WIN_NULL, GHOST_COMM_NULL = MPI_COMM_NULL };
 
 /* Nonzero once MPI_Win_allocate goes through Ghost (ghostWinAllocate): after
  * the split, and under GHOST_NG=0 for the node-local path. Set by Go at

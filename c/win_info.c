@@ -47,10 +47,12 @@ GHOST_DEFINE(MPI_Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size, int *
                  return rc;
              })
 
+#ifdef GHOST_HAVE_LARGE_COUNT
 GHOST_DEFINE(MPI_Win_shared_query_c, (MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr),
              (win, rank, size, disp_unit, baseptr), {
                  return shared_query(win, rank, size, disp_unit, baseptr, GHOST_REAL(MPI_Win_shared_query_c));
              })
+#endif
 
 /* The flavor and the memory model are those of the window the application
  * asked for. A redirected or node-local window's handle may be a dynamic

@@ -22,36 +22,58 @@ static int is_split(void) { return ghost_user_world != MPI_COMM_WORLD; }
  * preloaded into programs linked with MPICH, whose libmpi the loader maps
  * with the program before running any constructor of a preloaded object
  * that needs it, so RTLD_NEXT finds MPICH's symbols here. A program without
- * MPICH gets the clear error of require_mpich at MPI_Init. */
-__attribute__((constructor)) static void resolve_mpich(void) { ghost_resolve_real(); }
+ * MPICH gets the clear error of require_abi at MPI_Init.
+ * libghost-openmpi.so links Open MPI's libmpi: its code refers to the
+ * globals that Open MPI's predefined handles are the addresses of, which
+ * must be there when it loads, also in a program that loads libmpi only
+ * later (Python with mpi4py). */
+__attribute__((constructor)) static void resolve_real(void) { ghost_resolve_real(); }
 
-static void require_mpich(void)
+/* Names the library file that holds sym, for the errors below. */
+static const char *library_of(void *sym, const char *otherwise)
 {
+    Dl_info info;
+    return sym && dladdr(sym, &info) && info.dli_fname ? info.dli_fname : otherwise;
+}
+
+/* Stops a program built for the other ABI with one line and status 1,
+ * before MPI is initialized: its MPI would get handles it cannot read and
+ * crash. abort() would add the launcher's signal report and a core file to
+ * a configuration mistake. cmd/ghost refuses such programs before launch,
+ * from their DT_NEEDED. */
+static void require_abi(void)
+{
+#ifdef GHOST_ABI_MPICH
     /* Open MPI's MPI_COMM_WORLD is the address of this global; MPICH has
-     * no such symbol. Open MPI's PMPI_Init would be found below and the
-     * first MPICH integer handle passed to it would crash the process
-     * (cmd/ghost/abi.go refuses such programs before launch, from their
-     * DT_NEEDED). Both refusals stop with one line and status 1 before MPI
-     * is initialized: abort() would add the launcher's signal report and a
-     * core file to a configuration mistake. */
+     * no such symbol. Name the library by one of its functions: the global
+     * itself is often a copy relocated into the program. */
     void *ompi = dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world");
     if (ompi != NULL) {
-        /* Name the library by one of its functions: the global itself is
-         * often a copy relocated into the program. */
         void *in_library = dlsym(RTLD_DEFAULT, "ompi_mpi_init");
-        if (in_library == NULL)
-            in_library = ompi;
-        Dl_info info;
         fprintf(stderr,
                 "ghost: error: libghost.so was built for MPICH's ABI; this program uses Open MPI (%s), whose "
                 "handles it cannot pass: rebuild it with MPICH's compiler wrappers (mpicc.mpich), or run it "
                 "without Ghost; see docs/openmpi.md\n",
-                dladdr(in_library, &info) && info.dli_fname ? info.dli_fname : "libmpi.so.40");
+                library_of(in_library ? in_library : ompi, "libmpi.so.40"));
         _exit(1);
     }
+#else
+    /* Open MPI's symbols are always here (this library links libmpi), so
+     * MPICH's presence is what tells an MPICH program: one of its
+     * functions that Open MPI has no counterpart of. */
+    void *mpich = dlsym(RTLD_DEFAULT, "MPII_Comm_get_attr");
+    if (mpich != NULL) {
+        fprintf(stderr,
+                "ghost: error: libghost-openmpi.so was built for Open MPI's ABI; this program uses MPICH (%s), "
+                "whose handles it cannot pass: run it with libghost.so (ghost run picks the library from the "
+                "program), or without Ghost; see docs/openmpi.md\n",
+                library_of(mpich, "libmpich.so.12"));
+        _exit(1);
+    }
+#endif
     if (GHOST_REAL(MPI_Init) == NULL || GHOST_REAL(MPI_Init_thread) == NULL) {
-        fprintf(stderr, "ghost: error: MPICH's PMPI_Init was not found; libghost.so works only "
-                        "in programs linked with MPICH's libmpi\n");
+        fprintf(stderr, "ghost: error: " GHOST_ABI_NAME "'s PMPI_Init was not found; this library works only "
+                        "in programs linked with " GHOST_ABI_NAME "'s libmpi\n");
         _exit(1);
     }
 }
@@ -60,7 +82,7 @@ static void require_mpich(void)
 
 int PMPI_Init(int *argc, char ***argv)
 {
-    require_mpich();
+    require_abi();
     ghost_unpreload();
     ghost_stdout_stash();
     int rc = GHOST_REAL(MPI_Init)(argc, argv);
@@ -68,6 +90,7 @@ int PMPI_Init(int *argc, char ***argv)
         ghost_stdout_restore();
         return rc;
     }
+    ghost_type_table_init();
     int provided = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&provided);
     rc = ghostAfterInit(provided); /* a ghost never returns */
@@ -78,12 +101,14 @@ int MPI_Init(int *argc, char ***argv) __attribute__((alias("PMPI_Init")));
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    require_mpich();
+    require_abi();
     ghost_unpreload();
     ghost_stdout_stash();
     int rc = GHOST_REAL(MPI_Init_thread)(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
+        ghost_type_table_init();
         rc = ghostAfterInit(*provided); /* a ghost never returns */
+    }
     ghost_stdout_restore();
     return rc;
 }
@@ -307,12 +332,15 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     __attribute__((alias("PMPI_Comm_set_errhandler")));
 
+/* MPI-1's names, removed in MPI-3: only where the library still has them. */
+#ifdef GHOST_ABI_MPICH
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     return set_comm_errhandler(comm, errhandler, GHOST_REAL(MPI_Errhandler_set));
 }
 int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
     __attribute__((alias("PMPI_Errhandler_set")));
+#endif
 
 /* The real world carries the handle the user set (see above). */
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
@@ -322,9 +350,11 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     __attribute__((alias("PMPI_Comm_get_errhandler")));
 
+#ifdef GHOST_ABI_MPICH
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     return GHOST_REAL(MPI_Errhandler_get)(comm, errhandler);
 }
 int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
     __attribute__((alias("PMPI_Errhandler_get")));
+#endif

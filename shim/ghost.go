@@ -96,7 +96,7 @@ func serve(ghosts C.MPI_Comm) {
 		case wait.Sleep:
 			// A job on one node serves its windows in shared memory, with
 			// no pooled window: then no window goes through this ghost.
-			serving := len(ghostWindows) > 0 || gsync || pooledWin != C.MPI_Win(C.GHOST_WIN_NULL)
+			serving := len(ghostWindows) > 0 || gsync || pooledWin != winNull
 			if C.ghost_doze(C.int(myIndex), C.int64_t(wait.SleepFor(a, serving))) != 0 {
 				policy.Worked()
 				wakes++

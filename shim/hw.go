@@ -1,13 +1,6 @@
 package main
 
-/*
-#include "ghost.h"
-
-// The MPI ABI these wrappers were compiled for, as a string `ghost doctor`
-// finds in the file: libghost.so links no MPI library (it finds MPICH's
-// functions in the program at run time), so its DT_NEEDED cannot say.
-__attribute__((used)) static const char ghost_mpi_abi_marker[] = "ghost-mpi-abi: MPICH " MPICH_VERSION;
-*/
+// #include "ghost.h"
 import "C"
 
 import (

@@ -48,7 +48,7 @@ var self job
 //export ghostAfterInit
 func ghostAfterInit(provided C.int) C.int {
 	C.ghost_tsc_hz_start() // the setup below pays for measuring the TSC
-	world := C.MPI_Comm(C.GHOST_WORLD)
+	world := commWorld
 	cfg, problems := config.Load(os.Environ())
 	self = job{cfg: cfg, worldRank: commRank(world), started: time.Now(), threadMultiple: provided == C.MPI_THREAD_MULTIPLE}
 	self.log = &logger{level: cfg.Verbose}

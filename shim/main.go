@@ -1,10 +1,10 @@
 // Command shim is built with -buildmode=c-shared into libghost.so. It holds
 // the control plane entry points that the C wrappers call once per job
 // (MPI_Init, MPI_Finalize) and the ghost server loop. The per-call data plane
-// is C, in c/.
+// is C, in c/. With -tags openmpi it is built for Open MPI's ABI into
+// libghost-openmpi.so instead; the MPI library's flags are in abi_*.go.
 package main
 
-// #cgo pkg-config: mpich
 // #cgo CFLAGS: -I${SRCDIR}/../c
 // #include "ghost.h"
 import "C"

@@ -184,7 +184,7 @@ func buildInfo() metrics.BuildInfo {
 	return metrics.BuildInfo{
 		Version:    version,
 		MPIVersion: lib,
-		ABI:        fmt.Sprintf("MPI %d.%d (MPICH handles)", C.MPI_VERSION, C.MPI_SUBVERSION),
+		ABI:        fmt.Sprintf("MPI %d.%d (%s)", C.MPI_VERSION, C.MPI_SUBVERSION, abiHandles),
 	}
 }
 

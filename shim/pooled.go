@@ -19,7 +19,7 @@ import (
 // its handle and no ghost involved in its allocation or free. C.MPI_WIN_NULL
 // when some node has no arena: every window then gets internal objects of
 // its own.
-var pooledWin = C.MPI_Win(C.GHOST_WIN_NULL)
+var pooledWin = winNull
 
 // setupPooledWin is collective over the whole job, ghosts included. On one
 // node, where every window is node-local (GHOST_NODE_LOCAL), there is none:
@@ -47,7 +47,7 @@ func setupPooledWin() C.int {
 
 // freePooledWin is collective over the whole job, at finalize.
 func freePooledWin() {
-	if pooledWin == C.MPI_Win(C.GHOST_WIN_NULL) {
+	if pooledWin == winNull {
 		return
 	}
 	if !self.layout.IsGhost(self.worldRank) {

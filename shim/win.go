@@ -159,7 +159,7 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	var segs []segment                // by user rank
 	var rankOf func(world int) C.int  // rank in the window's global window
 	var nodeBase, mine unsafe.Pointer // this node's memory of the window; this user's segment
-	if pooledWin != C.MPI_Win(C.GHOST_WIN_NULL) {
+	if pooledWin != winNull {
 		uw.arena, segs = arenaSegments(pscw, int64(size), int(dispUnit))
 	}
 	if uw.arena != nil {
@@ -167,7 +167,7 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 		rankOf = func(world int) C.int { return C.int(world) }
 		nodeBase, mine = unsafe.Pointer(C.ghost_arena_base()), uw.arena
 	} else {
-		if pooledWin != C.MPI_Win(C.GHOST_WIN_NULL) && commRank(pscw) == 0 {
+		if pooledWin != winNull && commRank(pscw) == 0 {
 			self.log.debugf("MPI_Win_allocate: window %x: no room in some user's arena part; internal objects of its own", id)
 		}
 		uw.notifies = plan.LeadsNode(commRank(pscw))
@@ -340,7 +340,7 @@ func ghostWinFree(w *C.ghost_win_t, win *C.MPI_Win) C.int {
 		rc = rc2
 	}
 	C.ghost_win_delete(w)
-	*win = C.MPI_Win(C.GHOST_WIN_NULL)
+	*win = winNull
 	return rc
 }
 
@@ -408,7 +408,7 @@ func serveWinFree(cmd *C.ghost_cmd_t) {
 // holds its data and, after it, the cache line of its lock word (c/lock.c),
 // which it clears before anyone can reach it.
 func buildInternal(id int64, plan *redirect.WindowPlan, users []int, bytes int64, dispUnit int) (*internalWin, C.int) {
-	iw := &internalWin{id: id, plan: plan, users: users, shm: C.MPI_Win(C.GHOST_WIN_NULL), global: C.MPI_Win(C.GHOST_WIN_NULL)}
+	iw := &internalWin{id: id, plan: plan, users: users, shm: winNull, global: winNull}
 	var rc C.int
 	if iw.comms, rc = acquireComms(plan.Members, int(id>>32)%32768); rc != C.MPI_SUCCESS {
 		return nil, rc
@@ -467,10 +467,10 @@ func buildInternal(id int64, plan *redirect.WindowPlan, users []int, bytes int64
 // abandon frees what buildInternal made of a window whose members agreed
 // it failed, and returns rc.
 func (iw *internalWin) abandon(rc C.int) C.int {
-	if iw.global != C.MPI_Win(C.GHOST_WIN_NULL) {
+	if iw.global != winNull {
 		C.ghost_free_internal_win(&iw.global)
 	}
-	if iw.shm != C.MPI_Win(C.GHOST_WIN_NULL) {
+	if iw.shm != winNull {
 		C.ghost_free_internal_win(&iw.shm)
 		C.ghost_count_shm(-C.int64_t(iw.shmSize))
 	}
@@ -540,7 +540,7 @@ func commCreateGroup(parent C.MPI_Comm, worldRanks []int, tag int) (C.MPI_Comm, 
 	rc := C.PMPI_Comm_create_group(parent, sub, C.int(tag), &out)
 	C.PMPI_Group_free(&sub)
 	C.PMPI_Group_free(&all)
-	if rc == C.MPI_SUCCESS && out == C.MPI_Comm(C.GHOST_COMM_NULL) {
+	if rc == C.MPI_SUCCESS && out == commNull {
 		return out, C.MPI_ERR_COMM
 	}
 	return out, rc

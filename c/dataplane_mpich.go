@@ -1,0 +1,6 @@
+//go:build !openmpi
+
+package dataplane
+
+// #cgo pkg-config: mpich
+import "C"
