@@ -79,6 +79,32 @@ func program(t *testing.T, name string) string {
 // directory prefixes the binary's name.
 func programIn(t *testing.T, dir, name string) string {
 	t.Helper()
+	return programFor(t, mpich, dir, name)
+}
+
+// mpiFlavour is an MPI implementation the tests build programs with and
+// launch them under.
+type mpiFlavour struct {
+	suffix     string // of the binaries' names: the two ABIs' builds differ
+	cc, fc     string // compiler wrappers
+	lib        string // Ghost's library for this ABI, in buildDir
+	skipReason string // when set and cc is missing: why the test is skipped
+}
+
+var (
+	mpich   = mpiFlavour{cc: "mpicc", fc: "mpif90", lib: "libghost.so"}
+	openMPI = mpiFlavour{suffix: "_openmpi", cc: "mpicc.openmpi", fc: "mpifort.openmpi", lib: "libghost-openmpi.so",
+		skipReason: "the Open MPI tests need libopenmpi-dev and openmpi-bin (make deps and .ci/run install them)"}
+)
+
+// programFor is programIn for the MPI of f.
+func programFor(t *testing.T, f mpiFlavour, dir, name string) string {
+	t.Helper()
+	if f.skipReason != "" {
+		if _, err := exec.LookPath(f.cc); err != nil {
+			t.Skipf("%s not found: %s", f.cc, f.skipReason)
+		}
+	}
 	compileMu.Lock()
 	defer compileMu.Unlock()
 	base := strings.TrimSuffix(name, filepath.Ext(name))
@@ -88,15 +114,15 @@ func programIn(t *testing.T, dir, name string) string {
 	if dir != "programs" {
 		base = dir + "_" + base
 	}
-	bin := filepath.Join(progDir, base)
+	bin := filepath.Join(progDir, base+f.suffix)
 	if _, err := os.Stat(bin); err == nil {
 		return bin
 	}
 	src, _ := filepath.Abs(filepath.Join(dir, name))
-	compiler := "mpicc"
+	compiler := f.cc
 	args := []string{"-O2", "-Wall", "-I" + filepath.Dir(src), "-o", bin, src, "-lpthread"}
 	if filepath.Ext(name) == ".f90" {
-		compiler = "mpif90"
+		compiler = f.fc
 		args = []string{"-O2", "-o", bin, src}
 	}
 	out, err := exec.Command(compiler, args...).CombinedOutput()
@@ -151,6 +177,25 @@ func mpiexecRun(t *testing.T, j job, procs int, preload bool) result {
 		args = append(args, "-genv", "LD_PRELOAD", filepath.Join(buildDir, "libghost.so"))
 	}
 	return execute(t, j, "mpiexec.hydra", append(args, j.args...)...)
+}
+
+// openMPIRunLib starts exactly procs processes with Open MPI's mpirun on
+// this node, with lib (a file in buildDir; none when empty) preloaded into
+// the ranks and j.env passed to them: mpirun forwards only what -x names.
+// A plain LD_PRELOAD would load Go into mpirun and its orted as well.
+func openMPIRunLib(t *testing.T, j job, procs int, lib string) result {
+	t.Helper()
+	args := []string{"--oversubscribe", "-np", strconv.Itoa(procs)}
+	if os.Geteuid() == 0 {
+		args = append(args, "--allow-run-as-root") // CI runs as root
+	}
+	if lib != "" {
+		args = append(args, "-x", "LD_PRELOAD="+filepath.Join(buildDir, lib))
+	}
+	for _, e := range j.env {
+		args = append(args, "-x", e)
+	}
+	return execute(t, j, "mpirun.openmpi", append(args, j.args...)...)
 }
 
 func execute(t *testing.T, j job, name string, args ...string) result {

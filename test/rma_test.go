@@ -29,6 +29,10 @@ type rmaConfig struct {
 	env    []string
 	extra  bool     // only with RMA_CONFIGS=all or by name
 	only   []string // programs to run (all when empty)
+	// Open MPI 4.1 on this node: programs built with mpicc.openmpi, run
+	// by mpirun.openmpi with libghost-openmpi.so preloaded (users+ghosts
+	// processes, GHOST_NG=ghosts) instead of `ghost run`.
+	openMPI bool
 }
 
 // spreadPrograms are the programs whose PUT/GET a GHOST_LOAD policy
@@ -64,6 +68,12 @@ var rmaConfigs = []rmaConfig{
 	{name: "plain-n3", users: 3, ghosts: -1, extra: true},
 	{name: "plain-2nodes", users: 4, ghosts: -1, hosts: "nodeA:2,nodeB:2", extra: true},
 	{name: "plain-nolocal", users: 3, ghosts: -1, env: []string{"MPIR_CVAR_NOLOCAL=1"}, extra: true},
+	// Open MPI (one node: its mpirun cannot fake nodes): plain, the
+	// node-local path without ghosts, and the ghost path.
+	{name: "ompi-plain", users: 2, ghosts: -1, openMPI: true},
+	{name: "ompi-g0", users: 2, ghosts: 0, openMPI: true},
+	{name: "ompi-g1", users: 3, ghosts: 1, openMPI: true},
+	{name: "ompi-g1-ghostpath", users: 3, ghosts: 1, env: []string{"GHOST_NODE_LOCAL=off"}, openMPI: true},
 }
 
 // rmaArgs gives programs that take arguments their argument sets, each run
@@ -72,17 +82,20 @@ var rmaArgs = map[string][][]string{
 	"tiny_sizes.c": {{"1", "8", "12"}, {"mixed"}}, // same size on every rank; sizes differ
 }
 
-// A knownBug is an MPICH 4.0.2 defect a program detects. In the listed
-// configurations ("*": all) a failure is expected, and the subtest is
-// skipped, naming the bug, once the failure is confirmed to be this bug: a
-// FAIL line matches the bug's signature and, where there is a workaround,
-// the program passes with it. (Not every FAIL line need match: with fake
-// nodes, hydra may splice lines of different ranks together.)
+// A knownBug is a defect of the MPI (MPICH 4.0.2, or Open MPI 4.1.4 for
+// the Open MPI configurations) that a program detects. In the listed
+// configurations ("*": all of that MPI) a failure is expected, and the
+// subtest is skipped, naming the bug, once the failure is confirmed to be
+// this bug: a FAIL line (a stderr line, for a bug that crashes) matches the
+// bug's signature and, where there is a workaround, the program passes with
+// it. (Not every FAIL line need match: with fake nodes, hydra may splice
+// lines of different ranks together.)
 type knownBug struct {
 	configs    []string
 	why        string
 	signature  *regexp.Regexp
 	workaround []string // environment under which the program must pass
+	crashes    bool     // the signature is in stderr: the MPI crashes
 }
 
 var alignmentBug = knownBug{
@@ -106,9 +119,40 @@ var mpichBugs = map[string]knownBug{
 	"large_xfer.c": {configs: []string{"plain-2nodes", "g0-2nodes"},
 		why:       "MPICH 4.0.2 may return from a fence across nodes before a large MPI_Get of the epoch has landed",
 		signature: regexp.MustCompile(`\[fence\] get: \d+ wrong`)},
-	"acc_unsigned.c": {configs: []string{"*"},
-		why:       "MPICH 4.0.2 compares unsigned integers as signed in MPI_MAX/MPI_MIN accumulates",
-		signature: regexp.MustCompile(`MPI_(MAX|MIN) on rank`)},
+	"acc_unsigned.c": unsignedMaxBug,
+}
+
+var unsignedMaxBug = knownBug{configs: []string{"*"},
+	why:       "MPICH 4.0.2 and Open MPI 4.1.4 compare unsigned integers as signed in MPI_MAX/MPI_MIN accumulates",
+	signature: regexp.MustCompile(`MPI_(MAX|MIN) on rank`)}
+
+var winCreateGetAccBug = knownBug{configs: []string{"ompi-g1-ghostpath"},
+	why:       "Open MPI 4.1.4's osc/rdma on MPI_Win_create windows fetches garbage in MPI_Get_accumulate with derived datatypes",
+	signature: regexp.MustCompile(`get_acc`)}
+
+// openMPIBugs are Open MPI 4.1.4's, in the Open MPI configurations.
+var openMPIBugs = map[string]knownBug{
+	"acc_unsigned.c": unsignedMaxBug,
+	// MPI 4.0 12.2.3: the size of the segment as allocated; osc/sm gives
+	// it rounded up to a page.
+	"pass_shared.c": {configs: []string{"*"},
+		why:       "Open MPI 4.1.4's MPI_Win_shared_query reports a segment's size rounded up to a page",
+		signature: regexp.MustCompile(`shared_query size \d+ unit`)},
+	// Ghost's node-local path serves these windows itself, so only the
+	// plain run meets it.
+	// The ghost path exposes the node segment through MPI_Win_create
+	// windows, where osc/rdma over vader gets these wrong; plain Open MPI
+	// fails them the same with the programs' windows made by
+	// MPI_Win_create instead of MPI_Win_allocate (docs/openmpi.md).
+	"dt_contig.c": winCreateGetAccBug,
+	"dt_vector.c": winCreateGetAccBug,
+	"dt_mixed.c":  winCreateGetAccBug,
+	"acc_types.c": {configs: []string{"ompi-g1-ghostpath"},
+		why:       "Open MPI 4.1.4's osc/rdma on MPI_Win_create windows sums MPI_C_FLOAT_COMPLEX wrongly",
+		signature: regexp.MustCompile(`MPI_C_FLOAT_COMPLEX MPI_SUM`)},
+	"mixed_origins.c": {configs: []string{"ompi-plain"},
+		why:       "Open MPI 4.1.4's osc/rdma crashes in vader's emulated compare-and-swap (mca_btl_vader_emu_acswap)",
+		signature: regexp.MustCompile(`mca_btl_vader_emu_acswap`), crashes: true},
 }
 
 func (b knownBug) in(config string) bool {
@@ -127,10 +171,6 @@ func TestRMA(t *testing.T) {
 		t.Fatalf("no programs in rma/: %v", err)
 	}
 	sort.Strings(progs)
-	bins := map[string]string{}
-	for _, src := range progs {
-		bins[filepath.Base(src)] = programIn(t, "rma", filepath.Base(src))
-	}
 	// Jobs run rmaJobs at a time: a job spends much of its time starting
 	// processes and waiting in MPI, so two overlap well even on 2 cores.
 	slots := make(chan struct{}, rmaJobs(t))
@@ -149,12 +189,13 @@ func TestRMA(t *testing.T) {
 					t.Parallel()
 					slots <- struct{}{}
 					defer func() { <-slots }()
+					bin := programFor(t, cfg.mpi(), "rma", name)
 					for _, args := range argSets {
 						if len(argSets) == 1 {
-							runRMA(t, cfg, name, bins[name], args)
+							runRMA(t, cfg, name, bin, args)
 							continue
 						}
-						t.Run(strings.Join(args, "_"), func(t *testing.T) { runRMA(t, cfg, name, bins[name], args) })
+						t.Run(strings.Join(args, "_"), func(t *testing.T) { runRMA(t, cfg, name, bin, args) })
 					}
 				})
 			}
@@ -178,31 +219,39 @@ func rmaJobs(t *testing.T) int {
 func runRMA(t *testing.T, cfg rmaConfig, name, bin string, args []string) {
 	t.Helper()
 	r := startRMA(t, cfg, nil, append([]string{bin}, args...))
-	bug, known := mpichBugs[name]
+	bugs, mpi := mpichBugs, "MPICH"
+	if cfg.openMPI {
+		bugs, mpi = openMPIBugs, "Open MPI"
+	}
+	bug, known := bugs[name]
 	if !known || !bug.in(cfg.name) {
 		expectChecks(t, r, cfg.users)
 		return
 	}
 	if r.code == 0 && !strings.Contains(r.stdout, "FAIL") {
-		t.Logf("%s: the known MPICH bug did not show (%s)", cfg.name, bug.why)
+		t.Logf("%s: the known %s bug did not show (%s)", cfg.name, mpi, bug.why)
 		expectChecks(t, r, cfg.users)
 		return
 	}
+	lines := failLine.FindAllString(r.stdout, -1)
+	if bug.crashes {
+		lines = strings.Split(r.stderr, "\n")
+	}
 	first := ""
-	for _, f := range failLine.FindAllString(r.stdout, -1) {
+	for _, f := range lines {
 		if bug.signature.MatchString(f) {
 			first = f
 			break
 		}
 	}
 	if first == "" {
-		t.Fatalf("%s fails, but not with the known MPICH bug (%s):\n%s", name, bug.why, r)
+		t.Fatalf("%s fails, but not with the known %s bug (%s):\n%s", name, mpi, bug.why, r)
 	}
 	if bug.workaround != nil {
 		expectChecks(t, startRMA(t, cfg, bug.workaround, append([]string{bin}, args...)), cfg.users)
-		t.Skipf("known MPICH bug: %s (passes with %s); first failure: %s", bug.why, strings.Join(bug.workaround, " "), first)
+		t.Skipf("known %s bug: %s (passes with %s); first failure: %s", mpi, bug.why, strings.Join(bug.workaround, " "), first)
 	}
-	t.Skipf("known MPICH bug: %s; first failure: %s", bug.why, first)
+	t.Skipf("known %s bug: %s; first failure: %s", mpi, bug.why, first)
 }
 
 var failLine = regexp.MustCompile(`(?m)^FAIL.*$`)
@@ -211,10 +260,23 @@ func startRMA(t *testing.T, cfg rmaConfig, env, argv []string) result {
 	t.Helper()
 	j := job{users: cfg.users, ghosts: cfg.ghosts, hosts: cfg.hosts, args: argv, timeout: 60 * time.Second,
 		env: append(append([]string{}, cfg.env...), env...)}
-	if cfg.ghosts < 0 {
+	switch {
+	case cfg.openMPI && cfg.ghosts < 0:
+		return openMPIRunLib(t, j, cfg.users, "")
+	case cfg.openMPI:
+		j.env = append(j.env, "GHOST_NG="+strconv.Itoa(cfg.ghosts))
+		return openMPIRunLib(t, j, cfg.users+cfg.ghosts, openMPI.lib)
+	case cfg.ghosts < 0:
 		return mpiexecRun(t, j, cfg.users, false)
 	}
 	return ghostRun(t, j)
+}
+
+func (c rmaConfig) mpi() mpiFlavour {
+	if c.openMPI {
+		return openMPI
+	}
+	return mpich
 }
 
 func selectedRMAConfigs(t *testing.T) []rmaConfig {
