@@ -190,6 +190,11 @@ func openMPIRunLib(t *testing.T, j job, procs int, lib string) result {
 		args = append(args, "--allow-run-as-root") // CI runs as root
 	}
 	if lib != "" {
+		// A missing file would only make the loader warn, and the job
+		// would run, and pass, without Ghost.
+		if _, err := os.Stat(filepath.Join(buildDir, lib)); err != nil {
+			t.Fatalf("%s missing in %s: run `make` (it needs libopenmpi-dev)", lib, buildDir)
+		}
 		args = append(args, "-x", "LD_PRELOAD="+filepath.Join(buildDir, lib))
 	}
 	for _, e := range j.env {
