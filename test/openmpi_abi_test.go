@@ -1,0 +1,55 @@
+package test
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// Under Open MPI, a job's exit status with libghost-openmpi.so preloaded is
+// plain Open MPI's when a rank leaves without MPI_Finalize, aborts or dies
+// of a signal, on one node: the ghost notices that its users are gone,
+// deregisters from its PMIx server and ends with status 0, so ORTE does not
+// report it as exiting improperly. As under MPICH (TestExitStatusLikePlain),
+// a pair that differs is run again, at most three pairs, before the test
+// fails.
+func TestOpenMPIExitStatusLikePlain(t *testing.T) {
+	needMPI(t)
+	bin := programFor(t, openMPI, "programs", "ending.c")
+	cases := []struct {
+		args   []string
+		leaves bool // users leave through exit(): the ghost must notice
+	}{
+		{[]string{"exit", "3"}, true},
+		{[]string{"exitone", "3"}, true},
+		{[]string{"return", "5"}, true},
+		{[]string{"abort", "7"}, false},
+		{[]string{"segv"}, false},
+		{[]string{"kill"}, false},
+	}
+	const users = 2
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, "_"), func(t *testing.T) {
+			args := append([]string{bin}, c.args...)
+			var plain, ghost result
+			for attempt := range 3 {
+				plain = openMPIRunLib(t, job{args: args, timeout: 60 * time.Second}, users, "")
+				noneLeft(t, bin)
+				ghost = openMPIRunLib(t, job{args: args, timeout: 60 * time.Second,
+					env: []string{"GHOST_NG=1", "GHOST_VERBOSE=info"}}, users+1, openMPI.lib)
+				noneLeft(t, bin)
+				if left := ghostLines(ghost.stderr, "without MPI_Finalize; leaving"); c.leaves && len(left) != 1 {
+					t.Fatalf("%d ghost(s) left by themselves, want 1\n%s", len(left), ghost)
+				}
+				if strings.Contains(ghost.stderr, "exiting improperly") && !strings.Contains(plain.stderr, "exiting improperly") {
+					t.Fatalf("Open MPI reports a process exiting improperly under Ghost only:\n%s", ghost)
+				}
+				if plain.code == ghost.code {
+					t.Logf("status %d under both (pair %d)", ghost.code, attempt+1)
+					return
+				}
+			}
+			t.Fatalf("plain Open MPI: %d, Ghost: %d\n--- plain\n%s\n--- ghost\n%s", plain.code, ghost.code, plain, ghost)
+		})
+	}
+}
