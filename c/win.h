@@ -80,13 +80,8 @@ typedef struct {
     int touched;               /* in the window's touched list (ghost_touch) */
 } ghost_target_t;
 
-/* GHOST_LOAD: how PUT/GET spread over a node's ghosts (config.LoadPolicy). */
-enum {
-    GHOST_LOAD_STATIC = 0,
-    GHOST_LOAD_RANDOM,
-    GHOST_LOAD_OP,
-    GHOST_LOAD_BYTE,
-};
+/* GHOST_LOAD: how PUT/GET spread over a node's ghosts, GHOST_LOAD_* of
+ * c/zconst.h (generated from config.LoadPolicies). */
 extern int ghost_load_policy;
 
 typedef struct ghost_win {

@@ -102,6 +102,16 @@ enum {
     GHOST_NPOINTS
 };
 
+/* GHOST_LOAD: how PUT/GET spread over a node's ghosts, numbered by their
+ * order in config.LoadPolicies (the index shim/init.go sets
+ * ghost_load_policy to). */
+enum {
+    GHOST_LOAD_STATIC, /* GHOST_LOAD=static */
+    GHOST_LOAD_RANDOM, /* GHOST_LOAD=random */
+    GHOST_LOAD_OP, /* GHOST_LOAD=op */
+    GHOST_LOAD_BYTE, /* GHOST_LOAD=byte */
+};
+
 /* What a process is on its node: the role of its counter block. */
 enum {
     GHOST_ROLE_NONE, /* a block nobody owns */

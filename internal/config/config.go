@@ -54,7 +54,8 @@ const (
 )
 
 // LoadPolicies lists the policies in the order the C data plane numbers
-// them (GHOST_LOAD_* in c/win.h).
+// them: GHOST_LOAD_* in c/zconst.h, generated from this list
+// (c/internal/constgen).
 var LoadPolicies = []LoadPolicy{LoadStatic, LoadRandom, LoadOp, LoadByte}
 
 // DefaultUserYield is GHOST_USER_YIELD's default: about 5 us of spinning

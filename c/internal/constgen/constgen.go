@@ -7,7 +7,9 @@
 //     redirect.SegmentAlign) and written into c/zconst.h;
 //   - the counter enums of c/counters.h and the metric label values that
 //     name their members are listed once, in Enums below, and written both
-//     into c/zconst.h and into internal/metrics/zlabels.go.
+//     into c/zconst.h and into internal/metrics/zlabels.go;
+//   - GHOST_LOAD's policies are numbered by their order in
+//     config.LoadPolicies, the index shim/init.go hands the C data plane.
 //
 // `go generate ./c` (make generate) runs it; a test regenerates the files
 // and fails when the committed ones differ.
@@ -59,6 +61,9 @@ type Enum struct {
 	GoCount string // the Go constant equal to CCount
 	GoType  string // with no Labels: the Go type of one constant per member
 	GoDoc   string // the comment above Labels (or the constants)
+	// From, with neither Labels nor GoType: the Go definition the members
+	// are numbered from, which nothing is generated into.
+	From    string
 	Members []Member
 }
 
@@ -127,6 +132,7 @@ var Enums = []Enum{
 		Members: []Member{{C: "ALLOCATION", Label: "allocation"}, {C: "FENCE", Label: "fence"},
 			{C: "SET_INFO", Label: "set_info"}, {C: "IMPLICIT", Label: "implicit"}},
 	},
+	loadPolicyEnum(),
 	{
 		CDoc:   "What a process is on its node: the role of its counter block.",
 		Prefix: "ROLE_", GoType: "Role",
@@ -135,6 +141,19 @@ var Enums = []Enum{
 			{C: "USER", Label: "RoleUser", Doc: "an application rank"},
 			{C: "GHOST", Label: "RoleGhost", Doc: "a ghost"}},
 	},
+}
+
+// loadPolicyEnum numbers GHOST_LOAD's policies for C (GHOST_LOAD_STATIC
+// ...) by their index in config.LoadPolicies.
+func loadPolicyEnum() Enum {
+	e := Enum{
+		CDoc:   "GHOST_LOAD: how PUT/GET spread over a node's ghosts, numbered by their order in config.LoadPolicies (the index shim/init.go sets ghost_load_policy to).",
+		Prefix: "LOAD_", From: "config.LoadPolicies",
+	}
+	for _, p := range config.LoadPolicies {
+		e.Members = append(e.Members, Member{C: strings.ToUpper(string(p)), Doc: fmt.Sprintf("GHOST_LOAD=%s", p)})
+	}
+	return e
 }
 
 // Files are the generated files, relative to the repository root.

@@ -129,13 +129,21 @@ func TestDefinitionsAreUnique(t *testing.T) {
 		add(cNames, d.C)
 	}
 	for _, e := range Enums {
-		if (e.Labels == "") == (e.GoType == "") {
-			t.Errorf("enum GHOST_%s*: give it either Labels or GoType", e.Prefix)
+		goSides := 0
+		for _, s := range []string{e.Labels, e.GoType, e.From} {
+			if s != "" {
+				goSides++
+			}
+		}
+		if goSides != 1 {
+			t.Errorf("enum GHOST_%s*: give it one of Labels, GoType or From", e.Prefix)
 		}
 		labels := map[string]bool{}
 		for _, m := range e.Members {
 			add(cNames, "GHOST_"+e.Prefix+m.C)
-			add(labels, m.Label)
+			if e.From == "" {
+				add(labels, m.Label)
+			}
 			if e.GoType != "" {
 				add(goNames, m.Label)
 			}
