@@ -256,30 +256,32 @@ static void count_op(int op, MPI_Count count, MPI_Datatype type)
 
 /* ---- operations --------------------------------------------------------- */
 
-int ghost_local_put(ghost_win_t *w, const void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
-                    MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype)
+/* A PUT (op GHOST_OP_PUT) copies origin into the target's memory, a GET
+ * (GHOST_OP_GET) the other way; a PUT only reads origin. */
+static int local_copy(ghost_win_t *w, int op, void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
+                      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype)
 {
     char *addr;
     int rc = target_addr(w, target, disp, tcount, ttype, &addr);
     if (rc != MPI_SUCCESS || !addr)
         return rc;
-    rc = copy_typed(origin, ocount, otype, addr, tcount, ttype);
+    rc = op == GHOST_OP_PUT ? copy_typed(origin, ocount, otype, addr, tcount, ttype)
+                            : copy_typed(addr, tcount, ttype, origin, ocount, otype);
     if (rc == MPI_SUCCESS)
-        count_op(GHOST_OP_PUT, tcount, ttype);
+        count_op(op, tcount, ttype);
     return rc;
+}
+
+int ghost_local_put(ghost_win_t *w, const void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
+                    MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype)
+{
+    return local_copy(w, GHOST_OP_PUT, (void *)origin, ocount, otype, target, disp, tcount, ttype);
 }
 
 int ghost_local_get(ghost_win_t *w, void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
                     MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype)
 {
-    char *addr;
-    int rc = target_addr(w, target, disp, tcount, ttype, &addr);
-    if (rc != MPI_SUCCESS || !addr)
-        return rc;
-    rc = copy_typed(addr, tcount, ttype, origin, ocount, otype);
-    if (rc == MPI_SUCCESS)
-        count_op(GHOST_OP_GET, tcount, ttype);
-    return rc;
+    return local_copy(w, GHOST_OP_GET, origin, ocount, otype, target, disp, tcount, ttype);
 }
 
 /* The commonest accumulates, without a call into MPICH's reduction. */

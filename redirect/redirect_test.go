@@ -27,14 +27,8 @@ func TestNewLayout(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l, err := NewLayout(tt.leaderOf, tt.ng)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want %q", err, tt.err)
-				}
+			if checkedError(t, err, tt.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(l.WorldOfUser, tt.worldOfUser) {
 				t.Errorf("WorldOfUser = %v, want %v", l.WorldOfUser, tt.worldOfUser)
@@ -129,14 +123,8 @@ func TestPlace(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := Place(tt.users, tt.ng, tt.hosts)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want %q", err, tt.err)
-				}
+			if checkedError(t, err, tt.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if s := FormatHosts(got); s != tt.want {
 				t.Errorf("Place = %s, want %s", s, tt.want)
@@ -182,4 +170,21 @@ func TestFewestPerNode(t *testing.T) {
 			t.Errorf("FewestPerNode(%v) = %d, want %d", tt.leaders, got, tt.want)
 		}
 	}
+}
+
+// checkedError checks err against want, a part of the error a case expects
+// ("" for none); it reports whether the case is over: an error came, as
+// expected.
+func checkedError(t *testing.T, err error, want string) bool {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return false
+	}
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want one containing %q", err, want)
+	}
+	return true
 }

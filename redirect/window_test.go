@@ -132,14 +132,8 @@ func TestPlanWindow(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, err := PlanWindow(l, tt.users)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want %q", err, tt.err)
-				}
+			if checkedError(t, err, tt.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(p.Members, tt.members) || !reflect.DeepEqual(p.Slot, tt.slot) {
 				t.Errorf("plan = %+v", p)
