@@ -207,3 +207,54 @@ func (p *WindowPlan) LeadsNode(r int) bool {
 func (h Hints) Redirected(globalOff bool) bool {
 	return h.Async == AsyncOn || (h.Async == AsyncDefault && !globalOff)
 }
+
+// Segment is one member's part of its node's memory of a window: where it
+// starts there, its size and its disp_unit.
+type Segment struct {
+	Offset, Size int64
+	DispUnit     int
+}
+
+// Target is what an origin needs of one target of a redirected window:
+// the fields of c/win.h's ghost_target_t that shim/win.go fills from it.
+// Ranks are ranks in the window's global window.
+type Target struct {
+	Bound    int // the ghost serving every accumulate-type operation to it
+	BoundIdx int // its index in Ghosts
+	Self     int // the target itself: where operations go with redirection off
+	Slot     int // its index among the window's users on its node
+	Segment
+	LockDisp   int64 // its lock word, from the start of its segment
+	Ghosts     []int // every ghost of its node
+	GhostWorld []int // their world ranks
+	GhostLocal []int // their local ranks on the origin's node; -1 on another node
+	SameNode   bool  // it lives on the origin's node
+}
+
+// Targets computes every target of the window, by user rank, as origin (a
+// world rank) sees them. users are the window's users' world ranks, segs
+// their segments, and rankOf maps a world rank to its rank in the window's
+// global window.
+func (p *WindowPlan) Targets(l *Layout, users []int, segs []Segment, origin int, rankOf func(world int) int) []Target {
+	out := make([]Target, len(users))
+	myNode := l.NodeOf[origin]
+	for r, world := range users {
+		ghosts := l.Nodes[p.Node[r]].Ghosts
+		boundIdx := BoundGhost(p.Slot[r], len(ghosts))
+		t := Target{
+			Bound: rankOf(ghosts[boundIdx]), BoundIdx: boundIdx, Self: rankOf(world), Slot: p.Slot[r],
+			Segment: segs[r], LockDisp: LockWordOffset(segs[r].Size), SameNode: p.Node[r] == myNode,
+		}
+		for _, g := range ghosts {
+			local := -1
+			if t.SameNode {
+				local = l.LocalRank[g]
+			}
+			t.Ghosts = append(t.Ghosts, rankOf(g))
+			t.GhostWorld = append(t.GhostWorld, g)
+			t.GhostLocal = append(t.GhostLocal, local)
+		}
+		out[r] = t
+	}
+	return out
+}

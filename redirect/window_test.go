@@ -2,6 +2,7 @@ package redirect
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -178,5 +179,51 @@ func TestHintsRedirected(t *testing.T) {
 		if got := (Hints{Async: tt.async}).Redirected(tt.globalOff); got != tt.want {
 			t.Errorf("Hints{Async: %d}.Redirected(%v) = %v, want %v", tt.async, tt.globalOff, got, tt.want)
 		}
+	}
+}
+
+func TestTargets(t *testing.T) {
+	// Two nodes with two ghosts each: world 0,1 ghosts and 2,3,4 users on
+	// node 0; 5,6 ghosts and 7,8 users on node 1.
+	l, err := NewLayout([]int{0, 0, 0, 0, 0, 5, 5, 5, 5}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := []int{7, 2, 4}
+	p, err := PlanWindow(l, users)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs := []Segment{{Offset: 0, Size: 100, DispUnit: 8}, {Offset: 128, Size: 64, DispUnit: 1}, {Offset: 256, Size: 0, DispUnit: 4}}
+	// Ranks in the global window: the members in ascending world order.
+	rankOf := func(world int) int { return slices.Index(p.Members, world) }
+	tests := []struct {
+		name   string
+		origin int
+		want   []Target
+	}{
+		{"origin on node 0", 3, []Target{
+			{Bound: 4, BoundIdx: 0, Self: 6, Slot: 0, Segment: segs[0], LockDisp: 128,
+				Ghosts: []int{4, 5}, GhostWorld: []int{5, 6}, GhostLocal: []int{-1, -1}},
+			{Bound: 0, BoundIdx: 0, Self: 2, Slot: 0, Segment: segs[1], LockDisp: 64,
+				Ghosts: []int{0, 1}, GhostWorld: []int{0, 1}, GhostLocal: []int{0, 1}, SameNode: true},
+			{Bound: 1, BoundIdx: 1, Self: 3, Slot: 1, Segment: segs[2], LockDisp: 0,
+				Ghosts: []int{0, 1}, GhostWorld: []int{0, 1}, GhostLocal: []int{0, 1}, SameNode: true},
+		}},
+		{"origin on node 1", 7, []Target{
+			{Bound: 4, BoundIdx: 0, Self: 6, Slot: 0, Segment: segs[0], LockDisp: 128,
+				Ghosts: []int{4, 5}, GhostWorld: []int{5, 6}, GhostLocal: []int{0, 1}, SameNode: true},
+			{Bound: 0, BoundIdx: 0, Self: 2, Slot: 0, Segment: segs[1], LockDisp: 64,
+				Ghosts: []int{0, 1}, GhostWorld: []int{0, 1}, GhostLocal: []int{-1, -1}},
+			{Bound: 1, BoundIdx: 1, Self: 3, Slot: 1, Segment: segs[2], LockDisp: 0,
+				Ghosts: []int{0, 1}, GhostWorld: []int{0, 1}, GhostLocal: []int{-1, -1}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := p.Targets(l, users, segs, tt.origin, rankOf); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Targets\n got %+v\nwant %+v", got, tt.want)
+			}
+		})
 	}
 }

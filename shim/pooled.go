@@ -67,7 +67,7 @@ func arenaPart(world int) int {
 // Collective over pscw, the window's users only; only when pooledWin
 // exists. Returns nil, having given everything back, when some user's part
 // has no room.
-func arenaSegments(pscw C.MPI_Comm, size int64, dispUnit int) (mine unsafe.Pointer, segs []segment) {
+func arenaSegments(pscw C.MPI_Comm, size int64, dispUnit int) (mine unsafe.Pointer, segs []redirect.Segment) {
 	bytes := redirect.SegmentBytes(size)
 	rec := [3]C.int64_t{-1, C.int64_t(size), C.int64_t(dispUnit)}
 	if mine = C.ghost_arena_alloc(C.MPI_Aint(bytes)); mine != nil {
@@ -78,7 +78,7 @@ func arenaSegments(pscw C.MPI_Comm, size int64, dispUnit int) (mine unsafe.Point
 	all := make([]C.int64_t, 3*n)
 	countCollectives(1)
 	C.PMPI_Allgather(unsafe.Pointer(&rec[0]), 3, C.MPI_INT64_T, unsafe.Pointer(&all[0]), 3, C.MPI_INT64_T, pscw)
-	segs = make([]segment, n)
+	segs = make([]redirect.Segment, n)
 	for r := range segs {
 		if all[3*r] < 0 {
 			if mine != nil {
@@ -86,7 +86,7 @@ func arenaSegments(pscw C.MPI_Comm, size int64, dispUnit int) (mine unsafe.Point
 			}
 			return nil, nil
 		}
-		segs[r] = segment{offset: int64(all[3*r]), size: int64(all[3*r+1]), dispUnit: int(all[3*r+2])}
+		segs[r] = redirect.Segment{Offset: int64(all[3*r]), Size: int64(all[3*r+1]), DispUnit: int(all[3*r+2])}
 	}
 	C.ghost_count_shm(C.int64_t(bytes))
 	return mine, segs

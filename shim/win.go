@@ -29,16 +29,10 @@ type internalWin struct {
 	comm     C.MPI_Comm // comms.comm
 	shm      C.MPI_Win
 	global   C.MPI_Win
-	base     unsafe.Pointer // this process's segment
-	nodeBase unsafe.Pointer // the node segment, which holds every segment of this node
-	members  []segment      // by internal rank
-	shmSize  int64          // what this process put in the node segment (metrics)
-}
-
-// segment is one member's part of its node segment.
-type segment struct {
-	offset, size int64
-	dispUnit     int
+	base     unsafe.Pointer     // this process's segment
+	nodeBase unsafe.Pointer     // the node segment, which holds every segment of this node
+	members  []redirect.Segment // by internal rank
+	shmSize  int64              // what this process put in the node segment (metrics)
 }
 
 // userWin is a user's record of a redirected window: its internal objects,
@@ -156,15 +150,15 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	id := int64(bcastInt(pscw, int(windowSeq.Add(1)), 0))<<32 | int64(users[0])
 
 	uw := &userWin{c: w}
-	var segs []segment                // by user rank
-	var rankOf func(world int) C.int  // rank in the window's global window
+	var segs []redirect.Segment       // by user rank
+	var rankOf func(world int) int    // rank in the window's global window
 	var nodeBase, mine unsafe.Pointer // this node's memory of the window; this user's segment
 	if pooledWin != winNull {
 		uw.arena, segs = arenaSegments(pscw, int64(size), int(dispUnit))
 	}
 	if uw.arena != nil {
 		w.gwin = pooledWin
-		rankOf = func(world int) C.int { return C.int(world) }
+		rankOf = func(world int) int { return world }
 		nodeBase, mine = unsafe.Pointer(C.ghost_arena_base()), uw.arena
 	} else {
 		if pooledWin != winNull && commRank(pscw) == 0 {
@@ -184,11 +178,11 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 		}
 		iw := uw.internal
 		w.shm, w.gwin = iw.shm, iw.global
-		segs = make([]segment, len(users))
+		segs = make([]redirect.Segment, len(users))
 		for r, world := range users {
 			segs[r] = iw.members[iw.internalRank(world)]
 		}
-		rankOf = func(world int) C.int { return C.int(iw.internalRank(world)) }
+		rankOf = iw.internalRank
 		nodeBase, mine = iw.nodeBase, iw.base
 	}
 	// The application's handle last: a window over no memory on its own
@@ -236,47 +230,39 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	return C.MPI_SUCCESS
 }
 
-// fillTargets writes what the per-operation path needs of every target:
-// the ranks of its ghosts and of itself in the window's global window
-// (rankOf), where its segment lies there, and, for a target on this node,
-// its address in this node's memory of the window (nodeBase: the node
-// segment, or the arena when pooled).
-func fillTargets(w *C.ghost_win_t, plan *redirect.WindowPlan, users []int, segs []segment,
-	rankOf func(world int) C.int, nodeBase unsafe.Pointer, pooled bool) {
+// fillTargets writes what the per-operation path needs of every target
+// (redirect.Targets) into w, and, for a target on this node, its address
+// in this node's memory of the window (nodeBase: the node segment, or the
+// arena when pooled).
+func fillTargets(w *C.ghost_win_t, plan *redirect.WindowPlan, users []int, segs []redirect.Segment,
+	rankOf func(world int) int, nodeBase unsafe.Pointer, pooled bool) {
 	targets := unsafe.Slice(w.t, len(users))
-	myNode := self.layout.NodeOf[self.worldRank]
-	for r, world := range users {
-		seg := segs[r]
-		ghosts := self.layout.Nodes[plan.Node[r]].Ghosts
-		boundIdx := redirect.BoundGhost(plan.Slot[r], len(ghosts))
+	for r, p := range plan.Targets(self.layout, users, segs, self.worldRank, rankOf) {
 		t := C.ghost_target_t{
-			bound:     rankOf(ghosts[boundIdx]),
-			bound_idx: C.int(boundIdx),
-			self:      rankOf(world),
-			nghosts:   C.int(len(ghosts)),
-			slot:      C.int(plan.Slot[r]),
-			offset:    C.MPI_Aint(seg.offset),
-			size:      C.MPI_Aint(seg.size),
-			disp_unit: C.int(seg.dispUnit),
-			lock_disp: C.MPI_Aint(redirect.LockWordOffset(seg.size)),
+			bound:     C.int(p.Bound),
+			bound_idx: C.int(p.BoundIdx),
+			self:      C.int(p.Self),
+			nghosts:   C.int(len(p.Ghosts)),
+			slot:      C.int(p.Slot),
+			offset:    C.MPI_Aint(p.Offset),
+			size:      C.MPI_Aint(p.Size),
+			disp_unit: C.int(p.DispUnit),
+			lock_disp: C.MPI_Aint(p.LockDisp),
 		}
 		// A ghost exposes the whole arena, the target only its own part.
 		if pooled {
-			t.self_offset = t.offset - C.ghost_arena_part_offset(C.int(arenaPart(world)))
+			t.self_offset = t.offset - C.ghost_arena_part_offset(C.int(arenaPart(users[r])))
 		}
 		// A target on this node is reachable in the memory this process
 		// maps: PUT and GET copy there directly when the epoch allows
 		// (rma.c, same_node_direct).
-		if plan.Node[r] == myNode && seg.size > 0 && !self.cfg.NodeLocalOff {
-			t.addr = (*C.char)(unsafe.Add(nodeBase, seg.offset))
+		if p.SameNode && p.Size > 0 && !self.cfg.NodeLocalOff {
+			t.addr = (*C.char)(unsafe.Add(nodeBase, p.Offset))
 		}
-		for i, g := range ghosts {
-			t.ghosts[i] = rankOf(g)
-			t.ghost_world[i] = C.int(g)
-			t.ghost_local[i] = -1
-			if plan.Node[r] == myNode {
-				t.ghost_local[i] = C.int(self.layout.LocalRank[g])
-			}
+		for i := range p.Ghosts {
+			t.ghosts[i] = C.int(p.Ghosts[i])
+			t.ghost_world[i] = C.int(p.GhostWorld[i])
+			t.ghost_local[i] = C.int(p.GhostLocal[i])
 		}
 		targets[r] = t
 	}
@@ -439,9 +425,9 @@ func buildInternal(id int64, plan *redirect.WindowPlan, users []int, bytes int64
 	countCollectives(1)
 	C.PMPI_Allgather(unsafe.Pointer(&mine[0]), 4, C.MPI_INT64_T, unsafe.Pointer(&all[0]), 4, C.MPI_INT64_T, iw.comm)
 	failed := C.int(C.MPI_SUCCESS)
-	iw.members = make([]segment, len(plan.Members))
+	iw.members = make([]redirect.Segment, len(plan.Members))
 	for i := range iw.members {
-		iw.members[i] = segment{offset: int64(all[4*i]), size: int64(all[4*i+1]), dispUnit: int(all[4*i+2])}
+		iw.members[i] = redirect.Segment{Offset: int64(all[4*i]), Size: int64(all[4*i+1]), DispUnit: int(all[4*i+2])}
 		if failed == C.MPI_SUCCESS {
 			failed = C.int(all[4*i+3])
 		}
