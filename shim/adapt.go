@@ -48,24 +48,21 @@ func applyThresholds(cfg config.Config, world C.MPI_Comm, layout *redirect.Layou
 	return cfg
 }
 
-// setupProfiling turns the wrappers' timers on when asked for, and for
-// GHOST_ASYNC=auto sets the prediction interval in TSC ticks.
-//
-// A trace (GHOST_TRACE) needs the intervals too: its records hold the
-// predictor's votes, which decide only under auto.
+// setupProfiling sets the data plane's adaptation switches
+// (adapt.SwitchesFor) and, with prediction intervals, their length in TSC
+// ticks and the predictor they feed.
 func setupProfiling(cfg config.Config) {
-	auto := cfg.Async == config.AsyncAuto
-	intervals := auto || cfg.Trace != ""
-	C.ghost_prof_enabled = boolInt(cfg.Profile || intervals)
-	C.ghost_async_auto = boolInt(auto)
-	C.ghost_implicit_points = boolInt(auto && !self.threadMultiple)
-	if !intervals {
+	sw := adapt.SwitchesFor(cfg, self.threadMultiple)
+	C.ghost_prof_enabled = boolInt(sw.Timers)
+	C.ghost_async_auto = boolInt(sw.Auto)
+	C.ghost_implicit_points = boolInt(sw.ImplicitPoints)
+	if !sw.Intervals {
 		return
 	}
 	predictor = adapt.NewPredictor(adapt.Thresholds{Low: cfg.CRLow, High: cfg.CRHigh})
 	tscHz := float64(C.ghost_tsc_hz())
 	C.ghost_predict_ticks = C.uint64_t(cfg.PredictInterval.Seconds() * tscHz)
-	C.ghost_gp_enabled = boolInt(auto && cfg.GSyncInterval > 0)
+	C.ghost_gp_enabled = boolInt(sw.GP)
 	if cfg.Trace != "" {
 		openTrace(cfg.Trace, self.userRank(), tscHz)
 	}

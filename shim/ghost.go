@@ -12,7 +12,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/ghost-mpi/ghost/internal/config"
+	"github.com/ghost-mpi/ghost/adapt"
 	"github.com/ghost-mpi/ghost/shim/internal/wait"
 )
 
@@ -30,8 +30,8 @@ func serve(ghosts C.MPI_Comm) {
 	load := wait.NewLoadWatch(runtime.NumCPU(), func() int { return int(C.ghost_runnable()) }, time.Now)
 	cpu0 := C.ghost_cpu_ns()
 	commands, finalized, polls, wakes, exchanges := 0, 0, 0, 0, 0
-	// The node's first ghost runs the GP exchange under GHOST_ASYNC=auto.
-	gsync := self.cfg.Async == config.AsyncAuto && self.cfg.GSyncInterval > 0 && l.LocalRank[self.worldRank] == 0
+	// The node's first ghost runs the GP exchange.
+	gsync := adapt.SwitchesFor(self.cfg, self.threadMultiple).GP && l.LocalRank[self.worldRank] == 0
 	nextSync := time.Now().Add(self.cfg.GSyncInterval)
 	myIndex := l.LocalRank[self.worldRank] // ghosts are the lowest local ranks
 	clock := newLoopClock()
