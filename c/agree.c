@@ -25,7 +25,11 @@ int ghost_ballot(MPI_Comm comm, int n, int *vote, int *agreed)
     int ballot[2] = {ghost_prof_vote(), ghost_prof_cr()}, sums[2] = {0, 0};
     *vote = ballot[0];
     *agreed = -1;
+    /* Like a barrier, the allreduce is mostly waiting for the other ranks:
+     * not communication (ghost_prof_wait). */
+    uint64_t t0 = ghost_ticks();
     int rc = COLLECTIVE(GHOST_REAL(MPI_Allreduce)(ballot, sums, 2, MPI_INT, MPI_SUM, comm));
+    ghost_prof_wait(ghost_ticks() - t0);
     if (rc == MPI_SUCCESS)
         *agreed = ghostAgree(sums[0], n, sums[1]);
     return rc;

@@ -52,8 +52,9 @@ double ghost_tsc_hz(void);
 
 /* Profiling predictions (GHOST_ASYNC=auto): the length of one prediction
  * interval in TSC ticks (0: none), and this process's latest vote, 1 for
- * redirection on. ghost_prof_vote also ends an interval that a long
- * computation has outlasted. */
+ * redirection on. ghost_prof_vote is for agreement points: it ends the
+ * interval there once the interval holds a tenth of GHOST_PREDICT_INT
+ * outside waits, so that the vote is about the step that just ended. */
 extern uint64_t ghost_predict_ticks;
 int ghost_prof_vote(void);
 /* The CR of this process's latest interval in units of 1/GHOST_CR_SCALE: an
@@ -64,7 +65,8 @@ int ghost_prof_cr(void);
  * partial interval reaches the predictor and the trace). */
 void ghost_prof_flush(void);
 /* ticks of the current wrapped call were spent waiting for other ranks (in
- * MPI_Barrier): not communication, so not part of CR (c/prof.c). */
+ * MPI_Barrier, or the ballot of a fence): not communication, so not part of
+ * CR (c/prof.c). */
 void ghost_prof_wait(uint64_t ticks);
 /* Nonzero under GHOST_ASYNC=auto: windows agree on the votes at fences,
  * allocation, MPI_Win_set_info(symmetric=true) and implicit points. */

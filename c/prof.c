@@ -1,27 +1,43 @@
 /*
  * Profiling: every wrapper times its call when ghost_prof_enabled is set
- * (GHOST_PROFILE=1, or GHOST_ASYNC=auto, whose predictions need it).
+ * (GHOST_PROFILING=1, or GHOST_ASYNC=auto, whose predictions need it).
  *
  * The clock is the TSC: about 8 ns a read here, against 20 ns for the vDSO's
  * clock_gettime, and CR = T_mpi / T_total is a ratio, so ticks need no
- * conversion. Counters are per thread, so MPI_THREAD_MULTIPLE callers never
- * share a cache line on the call path.
+ * conversion.
  *
- * Every GHOST_PREDICT_INT, the call that ends an interval hands its MPI time
- * and its length to the Go predictor (adapt/): one Go call per interval, never
- * one per MPI call.
+ * Intervals are the process's, not a thread's (issue 14): under
+ * MPI_THREAD_MULTIPLE the vote must be about the whole process, not about
+ * whichever thread happened to end the interval. Each thread adds its MPI
+ * and wait time to a block of its own (its own cache line: no shared line is
+ * written on the call path), and the thread that ends an interval sums the
+ * blocks' growth since the last end. The process's CR is the MPI share of
+ * the time of the threads that called MPI in the interval. Ending an
+ * interval is one thread at a time (close_lock); the others go on.
  *
- * Time spent waiting for other ranks in MPI_Barrier (agree.c reports it,
- * ghost_prof_wait) is neither communication nor computation: it is taken
- * out of both the MPI time and the interval, so that CR is the share of
- * communication in the time the rank did not wait. Otherwise a rank that
- * waits at barriers for neighbours that compute votes as if it
- * communicated, and the vote feeds itself (issue 13).
+ * An interval ends every GHOST_PREDICT_INT, at the call that finds it over,
+ * and at every agreement point (ghost_prof_vote: fence, barrier,
+ * MPI_Win_set_info, allocation) once it holds at least a tenth of
+ * GHOST_PREDICT_INT outside waits: the vote cast there is then about the
+ * step that has just ended, and is applied at that same point, instead of
+ * a window of time that straddles two phases and is applied one step later.
+ * The floor keeps a run of back-to-back barriers from making one Go call
+ * and one trace record per barrier, each over a CR of a few microseconds.
+ *
+ * Time spent waiting for other ranks in MPI_Barrier and in the ballot of a
+ * fence (agree.c reports it, ghost_prof_wait) is neither communication nor
+ * computation: it is taken out of both the MPI time and the interval, so
+ * that CR is the share of communication in the time the rank did not wait.
+ * Otherwise a rank that waits at barriers for neighbours that compute votes
+ * as if it communicated, and the vote feeds itself (issue 13).
  */
 #include "counters.h"
 #include "ghost.h"
 #include "offload.h"
 
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <time.h>
 #include <x86intrin.h>
 
@@ -31,14 +47,77 @@ int ghost_vote = 1;               /* this process's latest prediction */
 static int last_cr = 0;           /* and its interval's CR, 1/GHOST_CR_SCALE */
 int ghost_async_auto = 0;
 
-static __thread struct {
+/* An agreement point ends the interval once it holds this share of
+ * GHOST_PREDICT_INT outside waits (see above). */
+enum { POINT_FRACTION = 10 };
+
+/* One thread's totals. Only the owner writes the totals (relaxed atomic
+ * stores of its own sums); the closer reads them and alone writes the
+ * snapshot of the last end. Blocks are never freed: a thread that exits
+ * leaves its block to the next new thread, whose totals go on from there. */
+typedef struct thread_prof {
     uint64_t calls;
-    uint64_t mpi_ticks;
-    uint64_t interval_start;
-    uint64_t interval_mpi;
-    uint64_t interval_wait; /* of interval_mpi, waiting in barriers */
-    int depth; /* wrapped calls in progress: Ghost's own calls nest */
-} prof;
+    uint64_t mpi;  /* ticks in outermost calls, each clipped to its interval */
+    uint64_t wait; /* of mpi, waiting in barriers and ballots */
+    uint64_t raw;  /* ticks in outermost calls, unclipped (ghost_prof_read) */
+    /* The closer's: the totals at the last end of an interval. */
+    uint64_t seen_calls, seen_mpi, seen_wait;
+    struct thread_prof *next;
+    int unused;      /* its thread has exited: a new thread may take it */
+    uint64_t exited; /* when, in ticks: it took part in an interval until then */
+} __attribute__((aligned(64))) thread_prof_t;
+
+static thread_prof_t *threads;         /* every block, newest first */
+static __thread thread_prof_t *mine;   /* this thread's */
+static __thread int depth;             /* wrapped calls in progress: Ghost's own calls nest */
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+/* Read on every call, written once per interval: a line of its own. */
+static struct {
+    uint64_t start; /* the current interval's start; 0 before the first */
+} __attribute__((aligned(64))) interval;
+static int close_lock;
+
+static void thread_exit(void *arg)
+{
+    thread_prof_t *b = arg;
+    __atomic_store_n(&b->exited, __rdtsc(), __ATOMIC_RELAXED);
+    __atomic_store_n(&b->unused, 1, __ATOMIC_RELEASE);
+}
+static void make_exit_key(void) { pthread_key_create(&exit_key, thread_exit); }
+
+/* This thread's block: the one it has, a left one, or a new one. A thread
+ * that cannot get one (no memory) is not profiled. */
+static thread_prof_t *block(void)
+{
+    if (__builtin_expect(mine != NULL, 1))
+        return mine;
+    pthread_once(&exit_once, make_exit_key);
+    thread_prof_t *b = __atomic_load_n(&threads, __ATOMIC_ACQUIRE);
+    for (; b; b = b->next) {
+        int one = 1;
+        if (__atomic_load_n(&b->unused, __ATOMIC_RELAXED) &&
+            __atomic_compare_exchange_n(&b->unused, &one, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+            break;
+    }
+    if (!b) {
+        if (posix_memalign((void **)&b, 64, sizeof *b) != 0)
+            return NULL;
+        *b = (thread_prof_t){0};
+        b->next = __atomic_load_n(&threads, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(&threads, &b->next, b, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+            ;
+    }
+    pthread_setspecific(exit_key, b);
+    mine = b;
+    return b;
+}
+
+static void add(uint64_t *total, uint64_t ticks)
+{
+    __atomic_store_n(total, *total + ticks, __ATOMIC_RELAXED);
+}
 
 uint64_t ghost_now_ns(void)
 {
@@ -80,27 +159,93 @@ double ghost_tsc_hz(void)
     return tsc_hz;
 }
 
-static void close_interval(uint64_t now)
+/* The process's interval so far, over the threads that called MPI in it
+ * (and the caller, which may be inside its first call since a long
+ * computation): communication, time outside waits and the waits, each the
+ * mean over those threads, so that one thread gives its own numbers. A
+ * thread that has exited took part until its exit. */
+typedef struct {
+    uint64_t comm, span, wait;
+    uint64_t threads; /* that took part */
+} sums_t;
+
+static sums_t interval_sums(uint64_t now, const thread_prof_t *caller)
 {
-    if (prof.interval_start) {
-        uint64_t wait = prof.interval_wait < prof.interval_mpi ? prof.interval_wait : prof.interval_mpi;
-        uint64_t comm = prof.interval_mpi - wait, span = now - prof.interval_start - wait;
-        int cr = span ? (int)((double)comm * GHOST_CR_SCALE / (double)span) : 0;
+    sums_t s = {0, 0, 0, 0};
+    for (thread_prof_t *b = __atomic_load_n(&threads, __ATOMIC_ACQUIRE); b; b = b->next) {
+        uint64_t calls = __atomic_load_n(&b->calls, __ATOMIC_RELAXED) - b->seen_calls;
+        if (!calls && b != caller)
+            continue;
+        uint64_t end = now;
+        if (b != caller && __atomic_load_n(&b->unused, __ATOMIC_ACQUIRE)) {
+            uint64_t exited = __atomic_load_n(&b->exited, __ATOMIC_RELAXED);
+            end = exited > interval.start && exited < now ? exited : now;
+        }
+        uint64_t length = end - interval.start;
+        uint64_t mpi = __atomic_load_n(&b->mpi, __ATOMIC_RELAXED) - b->seen_mpi;
+        uint64_t wait = __atomic_load_n(&b->wait, __ATOMIC_RELAXED) - b->seen_wait;
+        /* A call that ended just as the interval did may be counted in the
+         * one before with its clip to the older start: keep each share <= 1. */
+        wait = wait < mpi ? wait : mpi;
+        wait = wait < length ? wait : length;
+        mpi = mpi < length ? mpi : length;
+        s.comm += mpi - wait;
+        s.span += length - wait;
+        s.wait += wait;
+        s.threads++;
+    }
+    if (s.threads > 1) {
+        s.comm /= s.threads;
+        s.span /= s.threads;
+        s.wait /= s.threads;
+    }
+    return s;
+}
+
+/* Whether the interval holds enough time outside waits for a vote: a
+ * tenth of GHOST_PREDICT_INT, on the mean of the threads that took part.
+ * An interval spent nearly all in waits says nothing about the program,
+ * and its CR would be the noise of a few microseconds. */
+static int enough(sums_t s) { return s.span >= ghost_predict_ticks / POINT_FRACTION; }
+
+/* Ends the interval at now, under close_lock, and starts the next; with a
+ * vote unless the interval did not hold enough to say anything. */
+static void close_interval(uint64_t now, sums_t s)
+{
+    if (interval.start && enough(s)) {
+        int cr = s.span ? (int)((double)s.comm * GHOST_CR_SCALE / (double)s.span) : 0;
         __atomic_store_n(&last_cr, cr, __ATOMIC_RELAXED);
-        int vote = ghostPredict(comm, span, wait);
+        int vote = ghostPredict(s.comm, s.span, s.wait);
         __atomic_store_n(&ghost_vote, vote, __ATOMIC_RELAXED);
         ghost_gp_publish(vote);
     }
-    prof.interval_start = now;
-    prof.interval_mpi = 0;
-    prof.interval_wait = 0;
+    for (thread_prof_t *b = __atomic_load_n(&threads, __ATOMIC_ACQUIRE); b; b = b->next) {
+        b->seen_calls = __atomic_load_n(&b->calls, __ATOMIC_RELAXED);
+        b->seen_mpi = __atomic_load_n(&b->mpi, __ATOMIC_RELAXED);
+        b->seen_wait = __atomic_load_n(&b->wait, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&interval.start, now, __ATOMIC_RELAXED);
+}
+
+static int try_lock(void) { return !__atomic_exchange_n(&close_lock, 1, __ATOMIC_ACQUIRE); }
+static void unlock(void) { __atomic_store_n(&close_lock, 0, __ATOMIC_RELEASE); }
+
+/* For the points and finalize, which need the interval's end to be theirs:
+ * another thread that is ending one is a Go call away from done. */
+static void lock(void)
+{
+    while (!try_lock())
+        sched_yield();
 }
 
 void ghost_prof_wait(uint64_t ticks)
 {
+    thread_prof_t *b = block();
+    if (!b)
+        return;
     /* Only the part since the interval began, as for the MPI time. */
-    uint64_t since_start = ghost_ticks() - prof.interval_start;
-    prof.interval_wait += ticks < since_start ? ticks : since_start;
+    uint64_t since_start = ghost_ticks() - __atomic_load_n(&interval.start, __ATOMIC_RELAXED);
+    add(&b->wait, ticks < since_start ? ticks : since_start);
 }
 
 /* Only the outermost wrapped call is timed: Ghost's control plane calls
@@ -108,47 +253,67 @@ void ghost_prof_wait(uint64_t ticks)
  * those again would count one stretch of time twice. */
 uint64_t ghost_prof_enter(void)
 {
-    prof.depth++;
+    depth++;
     return __rdtsc();
 }
 
 void ghost_prof_exit(uint64_t t0)
 {
-    if (--prof.depth > 0)
+    if (--depth > 0)
         return;
     uint64_t now = __rdtsc();
-    prof.calls++;
-    prof.mpi_ticks += now - t0;
     /* The process-wide totals the metrics export (counters.h). */
     ghost_count_mpi_call(now - t0);
-    /* A call can outlive the interval it began in (ghost_prof_vote closes
+    thread_prof_t *b = block();
+    if (!b)
+        return;
+    add(&b->calls, 1);
+    add(&b->raw, now - t0);
+    /* A call can outlive the interval it began in (agreement points end
      * intervals from inside fences): only its part since the interval's
      * start belongs to this interval, which keeps CR <= 1. */
-    uint64_t since_start = now - prof.interval_start;
-    prof.interval_mpi += now - t0 < since_start ? now - t0 : since_start;
-    if (ghost_predict_ticks && now - prof.interval_start >= ghost_predict_ticks)
-        close_interval(now);
+    uint64_t start = __atomic_load_n(&interval.start, __ATOMIC_RELAXED);
+    uint64_t since_start = now - start;
+    add(&b->mpi, now - t0 < since_start ? now - t0 : since_start);
+    if (ghost_predict_ticks && since_start >= ghost_predict_ticks && try_lock()) {
+        if (__atomic_load_n(&interval.start, __ATOMIC_RELAXED) == start) /* nobody ended it meanwhile */
+            close_interval(now, interval_sums(now, b));
+        unlock();
+    }
 }
 
 int ghost_prof_vote(void)
 {
-    uint64_t now = __rdtsc();
-    /* A long computation ends an interval too, even without an MPI call. */
-    if (ghost_predict_ticks && prof.interval_start && now - prof.interval_start >= ghost_predict_ticks)
-        close_interval(now);
+    if (ghost_predict_ticks) {
+        lock();
+        uint64_t now = __rdtsc();
+        thread_prof_t *b = block();
+        /* The step that has just ended, once it holds enough to say
+         * something; else the interval goes on past the point. */
+        sums_t s = interval_sums(now, b);
+        if (interval.start && enough(s))
+            close_interval(now, s);
+        unlock();
+    }
     return __atomic_load_n(&ghost_vote, __ATOMIC_RELAXED);
 }
 
 void ghost_prof_flush(void)
 {
-    if (ghost_predict_ticks && prof.interval_start)
-        close_interval(__rdtsc());
+    if (!ghost_predict_ticks)
+        return;
+    lock();
+    uint64_t now = __rdtsc();
+    if (interval.start)
+        close_interval(now, interval_sums(now, block()));
+    unlock();
 }
 
 int ghost_prof_cr(void) { return __atomic_load_n(&last_cr, __ATOMIC_RELAXED); }
 
 void ghost_prof_read(ghost_prof_counters_t *out)
 {
-    out->calls = prof.calls;
-    out->mpi_ticks = prof.mpi_ticks;
+    thread_prof_t *b = block();
+    out->calls = b ? b->calls : 0;
+    out->mpi_ticks = b ? b->raw : 0;
 }

@@ -59,3 +59,42 @@ func TestProfilingSwitchesByPhase(t *testing.T) {
 		})
 	}
 }
+
+// TestProfilingVotePerProcess (issue 14): under MPI_THREAD_MULTIPLE the
+// vote is the process's. Three worker threads per rank run lock,
+// accumulate, fetch-and-op and unlock epochs at once, each on a window of
+// its own, while the main thread computes; then every thread computes. The
+// process communicated in the first kind of phase and must vote
+// redirection off there, even though the thread that reaches the fence
+// (the main one) never called MPI in it; after a compute phase the windows
+// must be on again. Values are checked exactly by the program. The
+// thresholds are set apart (0.25 and 0.45) because three threads of four
+// in MPI give a CR near 0.75 only on idle cores: on a shared 2-core box the
+// workers are descheduled outside MPI too.
+func TestProfilingVotePerProcess(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "vote_threads.c")
+	line := regexp.MustCompile(`(?m)^phase (\d+) (compute|comm) -> (on|off)$`)
+	for _, c := range []struct{ name, hosts string }{
+		{"one_node", ""},
+		{"two_nodes", "nodeA:2,nodeB:2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := ghostRun(t, job{users: 2, ghosts: 1, hosts: c.hosts,
+				env: []string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=50ms", "GHOST_CR_LOW=0.25", "GHOST_CR_HIGH=0.45",
+					"GHOST_NODE_LOCAL=off"},
+				args: []string{bin, "4", "300"}})
+			expectChecks(t, r, 2)
+			phases := line.FindAllStringSubmatch(r.stdout, -1)
+			if len(phases) != 4 {
+				t.Fatalf("%d phase lines, want 4:\n%s", len(phases), r)
+			}
+			for _, p := range phases {
+				want := map[string]string{"compute": "on", "comm": "off"}[p[2]]
+				if p[3] != want {
+					t.Errorf("phase %s (%s): redirection %s, want %s\n%s", p[1], p[2], p[3], want, r)
+				}
+			}
+		})
+	}
+}
