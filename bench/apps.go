@@ -61,19 +61,51 @@ func appsSuite() Suite {
 	}
 }
 
-func appWorkloads() []Workload {
+// appsTwoNodesConfigs run the applications on 2 fake nodes, one user and
+// one ghost on each: there every window spans nodes and its redirection
+// state matters (on one node every window is node-local, served in shared
+// memory with no state to switch). Plain MPICH on the same fake nodes
+// comes first, as the baseline.
+var appsTwoNodesConfigs = []string{"plain-2nodes", "ghost-2nodes", "ghost-2nodes-off", "ghost-2nodes-auto"}
+
+// appsTwoNodesSuite is issue 13's test of GHOST_ASYNC=auto on unmodified
+// passive-target programs: NWChem and ARMCI-MPI's NXTASK, whose only
+// agreement points are the implicit ones (Global Arrays' sync), with auto
+// against redirection fixed on and off.
+func appsTwoNodesSuite() Suite {
+	return Suite{
+		Name: "apps-2nodes",
+		About: "NWChem 7.0.2 on the four test/apps/nwchem inputs and ARMCI-MPI's NXTASK task loop on 2 " +
+			"fake nodes (hydra's fork launcher), 1 application rank and 1 ghost per node, so that every " +
+			"window spans nodes: GHOST_ASYNC=on, off and auto against plain MPICH on the same fake " +
+			"nodes, wall seconds of the whole job. These programs never fence: auto switches only at " +
+			"implicit points (Global Arrays' flush_all + MPI_Barrier). Results are checked as in apps.",
+		Configs:   appsTwoNodesConfigs,
+		Rounds:    3,
+		Wide:      true,
+		Workloads: passiveAppWorkloads(),
+		Charts:    []Chart{categoryChart{Title: "apps-2nodes: wall time of the job, s", Unit: "s", Log: true}},
+	}
+}
+
+// passiveAppWorkloads are the NWChem inputs and NXTASK.
+func passiveAppWorkloads() []Workload {
 	var ws []Workload
 	for _, in := range []string{"water_scf", "water_dft", "ethanol_scf", "ethanol_dft"} {
 		ws = append(ws, nwchemWorkload(in))
 	}
-	ws = append(ws, Workload{
+	return append(ws, Workload{
 		Name: "armci/nxtask", Smoke: true,
 		Setup: func(b builder, tmp string) ([]string, func(string) error, error) {
 			bin, err := b.app(filepath.Join("test", "apps", "armci", "armci_nxtask.c"), tmp)
 			return []string{bin}, nil, err
 		},
 		Judge: judgeChecks,
-	}, Workload{
+	})
+}
+
+func appWorkloads() []Workload {
+	ws := append(passiveAppWorkloads(), Workload{
 		Name: "coarray/event_compute", Smoke: true,
 		Setup: func(b builder, tmp string) ([]string, func(string) error, error) {
 			bin, err := b.app(filepath.Join("test", "apps", "coarray", "event_compute.f90"), tmp)

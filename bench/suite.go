@@ -185,6 +185,7 @@ var suites = []Suite{
 		"Global Arrays' sync does, so that Ghost can switch only at implicit points"),
 	countingSuite(),
 	appsSuite(),
+	appsTwoNodesSuite(),
 }
 
 // multiphaseSuite is the adaptive Casper paper's 8-phase pattern with the
@@ -291,6 +292,8 @@ var configs = []Config{
 	// Two fake nodes, one user rank on each: every operation crosses nodes.
 	fakeNodes(plainConfig(), "plain-2nodes"),
 	fakeNodes(ghostConfig(1), "ghost-2nodes"),
+	withEnv(fakeNodes(ghostConfig(1), "ghost-2nodes"), "ghost-2nodes-off", "redirection off", "GHOST_ASYNC=off"),
+	withEnv(fakeNodes(ghostConfig(1), "ghost-2nodes"), "ghost-2nodes-auto", "adaptation on", "GHOST_ASYNC=auto"),
 	// What Debian's NWChem README tells MPICH 4.0.2 users to set.
 	withEnv(plainConfig(), "plain-armci-nowinalloc", "ARMCI-MPI without MPI_Win_allocate", "ARMCI_USE_WIN_ALLOCATE=0"),
 	withEnv(defaultGhostConfig(), "ghost-auto", "adaptation on", "GHOST_ASYNC=auto"),
