@@ -97,7 +97,10 @@ int ghost_flush_target(ghost_win_t *w, ghost_target_t *t, int (*flush)(int, MPI_
     unsigned waiting = ghost_waiting_on;
     ghost_waiting_on |= ghost_waiting_mask(w, t);
     int main_rank = ghost_anchor(w, t);
+    uint64_t t0 = GHOST_PROFILING() ? ghost_ticks() : 0;
     int rc = P2P(flush(main_rank, w->gwin));
+    if (t0 && main_rank == t->self) /* completed by the target's own MPI: it may have been computing */
+        ghost_prof_direct_completion(&t->fastest, ghost_ticks() - t0);
     if (rc == MPI_SUCCESS && (ghost_gp_enabled || (ghost_hw_bypass && w->redirect)))
         rc = P2P(flush(main_rank == t->self ? t->bound : t->self, w->gwin));
     if (w->redirect && spreads(t))

@@ -68,6 +68,13 @@ void ghost_prof_flush(void);
  * MPI_Barrier, or the ballot of a fence): not communication, so not part of
  * CR (c/prof.c). */
 void ghost_prof_wait(uint64_t ticks);
+/* A completion of operations that went straight to a target (redirection
+ * off) took ticks; *fastest is that target's fastest recent one. The part
+ * beyond GHOST_STALL_FACTOR times the fastest was spent waiting for a
+ * target outside MPI, which redirection would have spared: a stall, which
+ * CR counts as time outside communication (c/prof.c). */
+enum { GHOST_STALL_FACTOR = 4 };
+void ghost_prof_direct_completion(uint64_t *fastest, uint64_t ticks);
 /* Nonzero under GHOST_ASYNC=auto: windows agree on the votes at fences,
  * allocation, MPI_Win_set_info(symmetric=true) and implicit points. */
 extern int ghost_async_auto;
@@ -182,9 +189,10 @@ void ghost_stdout_restore(void);
 extern int ghostAfterInit(int provided);
 /* Called at the start of MPI_Finalize on user processes. */
 extern void ghostBeforeFinalize(void);
-/* The predictor (adapt/): an interval's MPI ticks and length, both without
- * the ticks spent waiting in barriers, and those ticks; a vote out. */
-extern int ghostPredict(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_ticks);
+/* The predictor (adapt/): an interval's communication ticks (MPI without
+ * waits for other ranks and stalls on targets outside MPI), its length
+ * without the waits, all waits, and the stalls among them; a vote out. */
+extern int ghostPredict(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_ticks, uint64_t stall_ticks);
 /* Window-wide agreement (adapt/): votes for redirection out of n, current state. */
 extern int ghostAgree(int on_votes, int n, int cr_sum);
 /* A window's agreed state changed to on at point (GHOST_POINT_*), for the

@@ -29,7 +29,11 @@
  * computation: it is taken out of both the MPI time and the interval, so
  * that CR is the share of communication in the time the rank did not wait.
  * Otherwise a rank that waits at barriers for neighbours that compute votes
- * as if it communicated, and the vote feeds itself (issue 13).
+ * as if it communicated, and the vote feeds itself (issue 13). A stall, a
+ * completion of direct operations that waited for a target outside MPI
+ * (ghost_prof_direct_completion), is taken out of the MPI time only: it is
+ * the time that redirection would give back, so it speaks for redirection,
+ * where a barrier's wait says nothing either way.
  */
 #include "counters.h"
 #include "ghost.h"
@@ -58,10 +62,13 @@ enum { POINT_FRACTION = 10 };
 typedef struct thread_prof {
     uint64_t calls;
     uint64_t mpi;  /* ticks in outermost calls, each clipped to its interval */
-    uint64_t wait; /* of mpi, waiting in barriers and ballots */
+    uint64_t wait; /* of mpi, waiting in barriers and ballots, and stalls */
+    uint64_t stall; /* of wait, stalls on targets outside MPI */
+    uint64_t point; /* of mpi, inside calls that are agreement points */
+    uint64_t entered; /* when the outermost call in progress began; 0: none */
     uint64_t raw;  /* ticks in outermost calls, unclipped (ghost_prof_read) */
     /* The closer's: the totals at the last end of an interval. */
-    uint64_t seen_calls, seen_mpi, seen_wait;
+    uint64_t seen_calls, seen_mpi, seen_wait, seen_stall, seen_point;
     struct thread_prof *next;
     int unused;      /* its thread has exited: a new thread may take it */
     uint64_t exited; /* when, in ticks: it took part in an interval until then */
@@ -70,6 +77,7 @@ typedef struct thread_prof {
 static thread_prof_t *threads;         /* every block, newest first */
 static __thread thread_prof_t *mine;   /* this thread's */
 static __thread int depth;             /* wrapped calls in progress: Ghost's own calls nest */
+static __thread int in_point;          /* the outermost call is an agreement point */
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
@@ -160,21 +168,27 @@ double ghost_tsc_hz(void)
 }
 
 /* The process's interval so far, over the threads that called MPI in it
- * (and the caller, which may be inside its first call since a long
- * computation): communication, time outside waits and the waits, each the
+ * or are inside a call (and the caller, which may be inside its first call
+ * since a long computation): communication, time outside waits for other ranks, the
+ * waits and the stalls among them, each the
  * mean over those threads, so that one thread gives its own numbers. A
  * thread that has exited took part until its exit. */
 typedef struct {
-    uint64_t comm, span, wait;
+    uint64_t comm;    /* MPI time, waits and stalls left out */
+    uint64_t span;    /* the interval, waits for other ranks left out */
+    uint64_t wait;    /* waits for other ranks, and stalls */
+    uint64_t stall;   /* of wait */
+    uint64_t point;   /* inside agreement points: synchronization, not a step */
     uint64_t threads; /* that took part */
 } sums_t;
 
 static sums_t interval_sums(uint64_t now, const thread_prof_t *caller)
 {
-    sums_t s = {0, 0, 0, 0};
+    sums_t s = {0, 0, 0, 0, 0, 0};
     for (thread_prof_t *b = __atomic_load_n(&threads, __ATOMIC_ACQUIRE); b; b = b->next) {
         uint64_t calls = __atomic_load_n(&b->calls, __ATOMIC_RELAXED) - b->seen_calls;
-        if (!calls && b != caller)
+        uint64_t entered = __atomic_load_n(&b->entered, __ATOMIC_RELAXED);
+        if (!calls && !entered && b != caller)
             continue;
         uint64_t end = now;
         if (b != caller && __atomic_load_n(&b->unused, __ATOMIC_ACQUIRE)) {
@@ -183,30 +197,52 @@ static sums_t interval_sums(uint64_t now, const thread_prof_t *caller)
         }
         uint64_t length = end - interval.start;
         uint64_t mpi = __atomic_load_n(&b->mpi, __ATOMIC_RELAXED) - b->seen_mpi;
+        /* A call in progress (a lock that waits, the caller's own fence)
+         * has spent its time so far in MPI: counted here, since its end
+         * adds only its part after the interval's start. */
+        if (entered && entered < now)
+            mpi += now - (entered > interval.start ? entered : interval.start);
         uint64_t wait = __atomic_load_n(&b->wait, __ATOMIC_RELAXED) - b->seen_wait;
+        uint64_t stall = __atomic_load_n(&b->stall, __ATOMIC_RELAXED) - b->seen_stall;
+        uint64_t point = __atomic_load_n(&b->point, __ATOMIC_RELAXED) - b->seen_point;
         /* A call that ended just as the interval did may be counted in the
          * one before with its clip to the older start: keep each share <= 1. */
         wait = wait < mpi ? wait : mpi;
         wait = wait < length ? wait : length;
+        stall = stall < wait ? stall : wait;
         mpi = mpi < length ? mpi : length;
+        /* Waits for other ranks leave both terms; stalls only the
+         * communication: the thread did not communicate, and what it did
+         * instead is what redirection would have spared it. */
         s.comm += mpi - wait;
-        s.span += length - wait;
+        s.span += length - (wait - stall);
         s.wait += wait;
+        s.stall += stall;
+        s.point += point < length ? point : length;
         s.threads++;
     }
     if (s.threads > 1) {
         s.comm /= s.threads;
         s.span /= s.threads;
         s.wait /= s.threads;
+        s.stall /= s.threads;
+        s.point /= s.threads;
     }
     return s;
 }
 
-/* Whether the interval holds enough time outside waits for a vote: a
- * tenth of GHOST_PREDICT_INT, on the mean of the threads that took part.
- * An interval spent nearly all in waits says nothing about the program,
- * and its CR would be the noise of a few microseconds. */
-static int enough(sums_t s) { return s.span >= ghost_predict_ticks / POINT_FRACTION; }
+/* Whether the interval holds enough for a vote: a tenth of
+ * GHOST_PREDICT_INT outside waits and agreement points, on the mean of the
+ * threads that took part. An interval spent nearly all in waits says
+ * nothing about the program, and its CR would be the noise of a few
+ * microseconds; one spent in agreement points (the fences of several
+ * windows, one after another) is the synchronization at the end of a step
+ * whose vote the first point cast, not a step of its own. */
+static int enough(sums_t s)
+{
+    uint64_t point = s.point < s.span ? s.point : s.span;
+    return s.span - point >= ghost_predict_ticks / POINT_FRACTION;
+}
 
 /* Ends the interval at now, under close_lock, and starts the next; with a
  * vote unless the interval did not hold enough to say anything. */
@@ -215,7 +251,7 @@ static void close_interval(uint64_t now, sums_t s)
     if (interval.start && enough(s)) {
         int cr = s.span ? (int)((double)s.comm * GHOST_CR_SCALE / (double)s.span) : 0;
         __atomic_store_n(&last_cr, cr, __ATOMIC_RELAXED);
-        int vote = ghostPredict(s.comm, s.span, s.wait);
+        int vote = ghostPredict(s.comm, s.span, s.wait, s.stall);
         __atomic_store_n(&ghost_vote, vote, __ATOMIC_RELAXED);
         ghost_gp_publish(vote);
     }
@@ -223,6 +259,8 @@ static void close_interval(uint64_t now, sums_t s)
         b->seen_calls = __atomic_load_n(&b->calls, __ATOMIC_RELAXED);
         b->seen_mpi = __atomic_load_n(&b->mpi, __ATOMIC_RELAXED);
         b->seen_wait = __atomic_load_n(&b->wait, __ATOMIC_RELAXED);
+        b->seen_stall = __atomic_load_n(&b->stall, __ATOMIC_RELAXED);
+        b->seen_point = __atomic_load_n(&b->point, __ATOMIC_RELAXED);
     }
     __atomic_store_n(&interval.start, now, __ATOMIC_RELAXED);
 }
@@ -238,14 +276,46 @@ static void lock(void)
         sched_yield();
 }
 
-void ghost_prof_wait(uint64_t ticks)
+/* Adds ticks of waiting, clipped to the current interval as the MPI time
+ * is, to this thread's waits (and its stalls, for a stall). */
+static void waited(uint64_t ticks, int stall)
 {
     thread_prof_t *b = block();
     if (!b)
         return;
-    /* Only the part since the interval began, as for the MPI time. */
     uint64_t since_start = ghost_ticks() - __atomic_load_n(&interval.start, __ATOMIC_RELAXED);
-    add(&b->wait, ticks < since_start ? ticks : since_start);
+    ticks = ticks < since_start ? ticks : since_start;
+    add(&b->wait, ticks);
+    if (stall)
+        add(&b->stall, ticks);
+}
+
+void ghost_prof_wait(uint64_t ticks) { waited(ticks, 0); }
+
+/* The fastest recent completion follows a faster one at once, an ordinary
+ * slower one by a sixteenth of the difference, and a stall by a sixteenth
+ * of itself: it tracks what a transfer to the target costs when the target
+ * is in MPI, while the stalls leave it near the fast completions. The
+ * origin cannot tell a transfer from a target outside MPI, but a
+ * completion several times slower than the fastest recent one to the same
+ * target is not explained by the transfer. The creep on stalls is the way
+ * out when transfers really became slower (larger, or a busier network):
+ * after about 20 stalls in a row the estimate has doubled, so a target
+ * that computes through hundreds of consecutive completions is in the end
+ * taken for a slow path again. Stores race between threads of one origin:
+ * a lost update only delays the estimate. */
+void ghost_prof_direct_completion(uint64_t *fastest, uint64_t ticks)
+{
+    uint64_t f = __atomic_load_n(fastest, __ATOMIC_RELAXED);
+    if (!f || ticks < f)
+        f = ticks;
+    else if (ticks <= GHOST_STALL_FACTOR * f)
+        f += (ticks - f) / 16;
+    else {
+        waited(ticks - GHOST_STALL_FACTOR * f, 1);
+        f += f / 16 + 1;
+    }
+    __atomic_store_n(fastest, f, __ATOMIC_RELAXED);
 }
 
 /* Only the outermost wrapped call is timed: Ghost's control plane calls
@@ -253,8 +323,13 @@ void ghost_prof_wait(uint64_t ticks)
  * those again would count one stretch of time twice. */
 uint64_t ghost_prof_enter(void)
 {
-    depth++;
-    return __rdtsc();
+    uint64_t now = __rdtsc();
+    if (depth++ == 0) {
+        thread_prof_t *b = block();
+        if (b)
+            __atomic_store_n(&b->entered, now, __ATOMIC_RELAXED);
+    }
+    return now;
 }
 
 void ghost_prof_exit(uint64_t t0)
@@ -267,14 +342,21 @@ void ghost_prof_exit(uint64_t t0)
     thread_prof_t *b = block();
     if (!b)
         return;
+    __atomic_store_n(&b->entered, 0, __ATOMIC_RELAXED);
     add(&b->calls, 1);
     add(&b->raw, now - t0);
+
     /* A call can outlive the interval it began in (agreement points end
      * intervals from inside fences): only its part since the interval's
      * start belongs to this interval, which keeps CR <= 1. */
     uint64_t start = __atomic_load_n(&interval.start, __ATOMIC_RELAXED);
     uint64_t since_start = now - start;
-    add(&b->mpi, now - t0 < since_start ? now - t0 : since_start);
+    uint64_t mine_here = now - t0 < since_start ? now - t0 : since_start;
+    add(&b->mpi, mine_here);
+    if (in_point) {
+        in_point = 0;
+        add(&b->point, mine_here);
+    }
     if (ghost_predict_ticks && since_start >= ghost_predict_ticks && try_lock()) {
         if (__atomic_load_n(&interval.start, __ATOMIC_RELAXED) == start) /* nobody ended it meanwhile */
             close_interval(now, interval_sums(now, b));
@@ -284,6 +366,7 @@ void ghost_prof_exit(uint64_t t0)
 
 int ghost_prof_vote(void)
 {
+    in_point = depth > 0; /* the call that casts the vote is a point */
     if (ghost_predict_ticks) {
         lock();
         uint64_t now = __rdtsc();

@@ -78,6 +78,9 @@ typedef struct {
     struct ghost_local_ctl *ctl; /* its control block */
     int nocheck;               /* this origin's lock on it was MPI_MODE_NOCHECK: nothing held (both paths) */
     int touched;               /* in the window's touched list (ghost_touch) */
+    /* The fastest recent completion of this origin's operations straight to
+     * it, in TSC ticks (prof.c: ghost_prof_direct_completion); 0: none yet. */
+    uint64_t fastest;
 } ghost_target_t;
 
 /* GHOST_LOAD: how PUT/GET spread over a node's ghosts, GHOST_LOAD_* of

@@ -61,11 +61,16 @@ func (r *Recorder) Switched(window int64, on bool, point int) {
 	r.switches = append(r.switches, s)
 }
 
-// Record writes one interval: its MPI, total and barrier-wait ticks (the
-// wait is part of both), and the CR and vote the predictor made from them.
-// It returns the error of a failed write, after which the Recorder is
-// disabled; a nil or disabled Recorder writes nothing.
-func (r *Recorder) Record(mpiTicks, totalTicks, waitTicks uint64, cr float64, vote bool) error {
+// Ticks are one interval's times in the timers' ticks: inside MPI, in all,
+// waiting (part of both), and the stalls among the waits.
+type Ticks struct {
+	MPI, Total, Wait, Stall uint64
+}
+
+// Record writes one interval, t, and the CR and vote the predictor made
+// from it. It returns the error of a failed write, after which the Recorder
+// is disabled; a nil or disabled Recorder writes nothing.
+func (r *Recorder) Record(t Ticks, cr float64, vote bool) error {
 	if r == nil {
 		return nil
 	}
@@ -78,9 +83,10 @@ func (r *Recorder) Record(mpiTicks, totalTicks, waitTicks uint64, cr float64, vo
 	rec := Record{
 		Time:      unixSeconds(r.now()),
 		Rank:      r.rank,
-		Interval:  float64(totalTicks) / r.tickHz,
-		MPI:       float64(mpiTicks) / r.tickHz,
-		Wait:      float64(waitTicks) / r.tickHz,
+		Interval:  float64(t.Total) / r.tickHz,
+		MPI:       float64(t.MPI) / r.tickHz,
+		Wait:      float64(t.Wait) / r.tickHz,
+		Stall:     float64(t.Stall) / r.tickHz,
 		CR:        cr,
 		Vote:      StateOf(vote),
 		Windows:   r.windows(),

@@ -34,16 +34,16 @@ func TestRecorder(t *testing.T) {
 	// Interval 1: 5 operations through ghosts, 2 direct, one switch.
 	ops = OpCounts{Ghost: 15, Direct: 3}
 	r.Switched(7, false, 1)
-	if err := r.Record(300, 1000, 100, 0.25, false); err != nil {
+	if err := r.Record(Ticks{MPI: 300, Total: 1000, Wait: 100, Stall: 50}, 0.25, false); err != nil {
 		t.Fatal(err)
 	}
 	// Interval 2: nothing new.
 	clock = clock.Add(time.Second)
-	if err := r.Record(0, 2000, 0, 0, true); err != nil {
+	if err := r.Record(Ticks{Total: 2000}, 0, true); err != nil {
 		t.Fatal(err)
 	}
 	want := []Record{
-		{Time: 100.5, Rank: 3, Interval: 1, MPI: 0.3, Wait: 0.1, CR: 0.25, Vote: StateOff, Windows: wins,
+		{Time: 100.5, Rank: 3, Interval: 1, MPI: 0.3, Wait: 0.1, Stall: 0.05, CR: 0.25, Vote: StateOff, Windows: wins,
 			OpsGhost: 5, OpsDirect: 2, Switches: []Switch{{Time: 100.5, Window: 7, To: StateOff, Point: PointFence}}},
 		{Time: 101.5, Rank: 3, Interval: 2, Vote: StateOn, Windows: wins},
 	}
@@ -53,11 +53,11 @@ func TestRecorder(t *testing.T) {
 
 	// A failed write is returned once; then the Recorder writes nothing.
 	sink.fail = errors.New("disk full")
-	if err := r.Record(1, 1, 0, 1, true); err == nil {
+	if err := r.Record(Ticks{MPI: 1, Total: 1}, 1, true); err == nil {
 		t.Error("a failed write returned no error")
 	}
 	sink.fail = nil
-	if err := r.Record(1, 1, 0, 1, true); err != nil || len(sink.recs) != 2 {
+	if err := r.Record(Ticks{MPI: 1, Total: 1}, 1, true); err != nil || len(sink.recs) != 2 {
 		t.Errorf("after a failed write: err %v, %d records, want nil and 2", err, len(sink.recs))
 	}
 	if r.Close(); !sink.closed {
@@ -68,7 +68,7 @@ func TestRecorder(t *testing.T) {
 func TestNilRecorder(t *testing.T) {
 	var r *Recorder
 	r.Switched(1, true, 0)
-	if err := r.Record(1, 2, 0, 0.5, true); err != nil {
+	if err := r.Record(Ticks{MPI: 1, Total: 2}, 0.5, true); err != nil {
 		t.Errorf("nil Record: %v", err)
 	}
 	if err := r.Close(); err != nil {

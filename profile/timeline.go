@@ -88,19 +88,22 @@ type RankSummary struct {
 	Intervals int
 	Seconds   float64 // recorded time
 	MPI       float64 // of which inside MPI
-	Wait      float64 // of which waiting in barriers
+	Wait      float64 // of which waiting in barriers and stalled
+	Stall     float64 // of which stalled on targets outside MPI
 	VotesOn   int
 	OpsGhost  uint64
 	OpsDirect uint64
 }
 
-// CR is the rank's communication ratio over the whole trace, with the time
-// waiting in barriers left out of both terms, as the predictor sees it.
+// CR is the rank's communication ratio over the whole trace as the
+// predictor sees it: the time waiting for other ranks left out of both
+// terms, the time stalled on targets outside MPI left out of the MPI time.
 func (s RankSummary) CR() float64 {
-	if s.Seconds-s.Wait <= 0 {
+	span := s.Seconds - (s.Wait - s.Stall)
+	if span <= 0 {
 		return 0
 	}
-	return (s.MPI - s.Wait) / (s.Seconds - s.Wait)
+	return (s.MPI - s.Wait) / span
 }
 
 // Ranks totals the records per rank, in rank order.
@@ -116,6 +119,7 @@ func Ranks(records []Record) []RankSummary {
 		s.Seconds += r.Interval
 		s.MPI += r.MPI
 		s.Wait += r.Wait
+		s.Stall += r.Stall
 		if r.Vote == StateOn {
 			s.VotesOn++
 		}

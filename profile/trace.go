@@ -61,9 +61,14 @@ type Record struct {
 	Interval float64 `json:"interval"` // length, seconds
 	MPI      float64 `json:"mpi"`      // time inside MPI calls, seconds
 	// Wait is the part of MPI spent waiting for other ranks in
-	// MPI_Barrier: neither communication nor computation.
+	// MPI_Barrier and in a fence's barrier, and stalled: neither
+	// communication nor computation.
 	Wait float64 `json:"wait"`
-	CR   float64 `json:"cr"` // (MPI - Wait) / (Interval - Wait)
+	// Stall is the part of Wait spent completing operations that went
+	// straight to a target (redirection off) beyond what the fastest recent
+	// completion to it took: waiting for a target outside MPI.
+	Stall float64 `json:"stall"`
+	CR    float64 `json:"cr"` // (MPI - Wait) / (Interval - (Wait - Stall))
 	// Vote is this process's prediction for the next interval: on or off.
 	Vote State `json:"vote"`
 	// Windows holds every window alive at the end of the interval.
@@ -163,8 +168,8 @@ func (r Record) validate() error {
 	if r.Rank < 0 {
 		return fmt.Errorf("rank %d is negative", r.Rank)
 	}
-	if r.Interval < 0 || r.MPI < 0 || r.Wait < 0 {
-		return fmt.Errorf("negative interval, MPI or wait time")
+	if r.Interval < 0 || r.MPI < 0 || r.Wait < 0 || r.Stall < 0 {
+		return fmt.Errorf("negative interval, MPI, wait or stall time")
 	}
 	if r.Vote != StateOn && r.Vote != StateOff {
 		return fmt.Errorf("vote %q is neither on nor off", r.Vote)

@@ -120,8 +120,8 @@ func TestRanksCR(t *testing.T) {
 		t.Fatalf("got %+v", s)
 	}
 	// A second of the four in barriers: CR (1.5-1)/(4-1).
-	s = Ranks([]Record{{Rank: 0, Interval: 2, MPI: 1.5, Wait: 1, Vote: StateOn}, {Rank: 0, Interval: 2, Vote: StateOn}})
-	if math.Abs(s[0].CR()-0.5/3) > 1e-12 || s[0].Wait != 1 {
+	s = Ranks([]Record{{Rank: 0, Interval: 2, MPI: 1.5, Wait: 1, Stall: 0.25, Vote: StateOn}, {Rank: 0, Interval: 2, Vote: StateOn}})
+	if math.Abs(s[0].CR()-0.5/3.25) > 1e-12 || s[0].Wait != 1 || s[0].Stall != 0.25 {
 		t.Fatalf("with waits: got %+v, CR %v", s, s[0].CR())
 	}
 	if (RankSummary{}).CR() != 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ghost-mpi/ghost/adapt"
 	"github.com/ghost-mpi/ghost/internal/config"
+	"github.com/ghost-mpi/ghost/profile"
 	"github.com/ghost-mpi/ghost/redirect"
 )
 
@@ -69,14 +70,17 @@ func setupProfiling(cfg config.Config) {
 }
 
 // ghostPredict is called by the C timers once per prediction interval with
-// its MPI time and length, both without the time spent waiting in barriers,
-// and that time (c/prof.c).
+// its communication time (MPI time without waits for other ranks and
+// stalls on targets outside MPI), its length without the waits, all waits,
+// and the stalls among them (c/prof.c).
 //
 //export ghostPredict
-func ghostPredict(commTicks, spanTicks, waitTicks C.uint64_t) C.int {
+func ghostPredict(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t) C.int {
 	on := predictor.Observe(uint64(commTicks), uint64(spanTicks))
 	wait := uint64(waitTicks)
-	recordInterval(uint64(commTicks)+wait, uint64(spanTicks)+wait, wait, predictor.LastCR(), on)
+	stall := uint64(stallTicks)
+	recordInterval(profile.Ticks{MPI: uint64(commTicks) + wait, Total: uint64(spanTicks) + wait - stall, Wait: wait, Stall: stall},
+		predictor.LastCR(), on)
 	self.log.debugf("user rank %d: CR %.3f over the last interval, votes redirection %s",
 		self.userRank(), predictor.LastCR(), onOff(on))
 	return boolInt(on)

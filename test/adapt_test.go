@@ -1,9 +1,14 @@
 package test
 
 import (
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/ghost-mpi/ghost/profile"
 )
 
 // GHOST_ASYNC=auto: each process profiles itself, and at every fence the
@@ -94,6 +99,59 @@ func TestProfilingVotePerProcess(t *testing.T) {
 				if p[3] != want {
 					t.Errorf("phase %s (%s): redirection %s, want %s\n%s", p[1], p[2], p[3], want, r)
 				}
+			}
+		})
+	}
+}
+
+// TestStallsAreNotCommunication (issue 13): with redirection off, a flush
+// to a target that computes waits until the target calls MPI again. That
+// wait (a stall: a completion several times slower than the fastest recent
+// one to the same target) is what redirection removes, so it must count as
+// time outside communication, or a rank that only waits on its computing
+// neighbour votes redirection off and keeps it off. In stall phases rank 0
+// flushes to rank 1, which computes in 20 ms chunks, and each such phase
+// starts with redirection off; both ranks must then vote it on. In comm
+// phases both ranks accumulate and flush in a tight loop, and redirection
+// must be off after them. The trace must show rank 0's stalls, and `ghost
+// report` a column of them.
+func TestStallsAreNotCommunication(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "stall.c")
+	line := regexp.MustCompile(`(?m)^phase (\d+) (stall|comm) -> (on|off)$`)
+	for _, c := range []struct{ name, hosts string }{
+		{"one_node", ""},
+		{"two_nodes", "nodeA:2,nodeB:2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			trace := filepath.Join(t.TempDir(), "trace.jsonl")
+			r := ghostRun(t, job{users: 2, ghosts: 1, hosts: c.hosts,
+				env:  []string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=100ms", "GHOST_NODE_LOCAL=off", "GHOST_TRACE=" + trace},
+				args: []string{bin, "4", "400"}})
+			expectChecks(t, r, 2)
+			phases := line.FindAllStringSubmatch(r.stdout, -1)
+			if len(phases) != 4 {
+				t.Fatalf("%d phase lines, want 4:\n%s", len(phases), r)
+			}
+			for _, p := range phases {
+				want := map[string]string{"stall": "on", "comm": "off"}[p[2]]
+				if p[3] != want {
+					t.Errorf("phase %s (%s): redirection %s, want %s\n%s", p[1], p[2], p[3], want, r)
+				}
+			}
+			records, err := profile.ReadFile(trace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Rank 0 spends most of two 400 ms stall phases stalled.
+			for _, s := range profile.Ranks(records) {
+				if s.Rank == 0 && s.Stall < 0.2 {
+					t.Errorf("rank 0 stalled %.3f s in the trace, want most of the stall phases (0.8 s)", s.Stall)
+				}
+			}
+			out, err := exec.Command(filepath.Join(buildDir, "ghost"), "report", trace).CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "of it stalled s") {
+				t.Errorf("ghost report: %v\n%s", err, out)
 			}
 		})
 	}

@@ -92,10 +92,10 @@ func writeTraceReport(w io.Writer, path string, records []profile.Record) {
 
 	fmt.Fprintln(w, "\nper rank")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rank\tintervals\tseconds\tbarrier wait s\tCR\tvotes on\tops ghost\tops direct\t")
+	fmt.Fprintln(tw, "rank\tintervals\tseconds\twait s\tof it stalled s\tCR\tvotes on\tops ghost\tops direct\t")
 	for _, s := range ranks {
-		fmt.Fprintf(tw, "%d\t%d\t%.2f\t%.2f\t%.3f\t%d/%d\t%d\t%d\t\n",
-			s.Rank, s.Intervals, s.Seconds, s.Wait, s.CR(), s.VotesOn, s.Intervals, s.OpsGhost, s.OpsDirect)
+		fmt.Fprintf(tw, "%d\t%d\t%.2f\t%.2f\t%.2f\t%.3f\t%d/%d\t%d\t%d\t\n",
+			s.Rank, s.Intervals, s.Seconds, s.Wait, s.Stall, s.CR(), s.VotesOn, s.Intervals, s.OpsGhost, s.OpsDirect)
 	}
 	tw.Flush()
 
