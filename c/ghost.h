@@ -191,8 +191,11 @@ extern int ghostAfterInit(int provided);
 extern void ghostBeforeFinalize(void);
 /* The predictor (adapt/): an interval's communication ticks (MPI without
  * waits for other ranks and stalls on targets outside MPI), its length
- * without the waits, all waits, and the stalls among them; a vote out. */
-extern int ghostPredict(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_ticks, uint64_t stall_ticks);
+ * without the waits, all waits, and the stalls (among the waits, unless
+ * the cores were oversubscribed and they were counted as communication);
+ * a vote out. */
+extern int ghostPredict(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_ticks, uint64_t stall_ticks,
+                        int stalls_counted_as_comm);
 /* Window-wide agreement (adapt/): votes for redirection out of n, current state. */
 extern int ghostAgree(int on_votes, int n, int cr_sum);
 /* A window's agreed state changed to on at point (GHOST_POINT_*), for the

@@ -35,6 +35,7 @@
  * the time that redirection would give back, so it speaks for redirection,
  * where a barrier's wait says nothing either way.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "counters.h"
 #include "ghost.h"
 #include "offload.h"
@@ -244,14 +245,34 @@ static int enough(sums_t s)
     return s.span - point >= ghost_predict_ticks / POINT_FRACTION;
 }
 
+/* Whether more tasks are runnable than this process has cores (load.c).
+ * A stall then proves nothing: the target may have been in MPI and waiting
+ * for a core, which redirection does not give it (the ghost needs one as
+ * well). Read only for intervals that stalled: about 2 us. */
+static int oversubscribed(void)
+{
+    static int cores;
+    if (!cores) {
+        cpu_set_t set;
+        cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    }
+    int running = ghost_runnable();
+    return running > cores;
+}
+
 /* Ends the interval at now, under close_lock, and starts the next; with a
  * vote unless the interval did not hold enough to say anything. */
 static void close_interval(uint64_t now, sums_t s)
 {
+    int over = s.stall && oversubscribed();
+    if (over) { /* the stalls may have been waits for a core: communication */
+        s.comm += s.stall;
+        s.wait -= s.stall;
+    }
     if (interval.start && enough(s)) {
         int cr = s.span ? (int)((double)s.comm * GHOST_CR_SCALE / (double)s.span) : 0;
         __atomic_store_n(&last_cr, cr, __ATOMIC_RELAXED);
-        int vote = ghostPredict(s.comm, s.span, s.wait, s.stall);
+        int vote = ghostPredict(s.comm, s.span, s.wait, s.stall, over);
         __atomic_store_n(&ghost_vote, vote, __ATOMIC_RELAXED);
         ghost_gp_publish(vote);
     }

@@ -62,9 +62,11 @@ func (r *Recorder) Switched(window int64, on bool, point int) {
 }
 
 // Ticks are one interval's times in the timers' ticks: inside MPI, in all,
-// waiting (part of both), and the stalls among the waits.
+// waiting (part of both), and the stalls, which are among the waits unless
+// Over (Record.Over).
 type Ticks struct {
 	MPI, Total, Wait, Stall uint64
+	Over                    bool
 }
 
 // Record writes one interval, t, and the CR and vote the predictor made
@@ -87,6 +89,7 @@ func (r *Recorder) Record(t Ticks, cr float64, vote bool) error {
 		MPI:       float64(t.MPI) / r.tickHz,
 		Wait:      float64(t.Wait) / r.tickHz,
 		Stall:     float64(t.Stall) / r.tickHz,
+		Over:      t.Over,
 		CR:        cr,
 		Vote:      StateOf(vote),
 		Windows:   r.windows(),

@@ -39,13 +39,13 @@ func TestRecorder(t *testing.T) {
 	}
 	// Interval 2: nothing new.
 	clock = clock.Add(time.Second)
-	if err := r.Record(Ticks{Total: 2000}, 0, true); err != nil {
+	if err := r.Record(Ticks{Total: 2000, Stall: 1000, Over: true}, 0, true); err != nil {
 		t.Fatal(err)
 	}
 	want := []Record{
 		{Time: 100.5, Rank: 3, Interval: 1, MPI: 0.3, Wait: 0.1, Stall: 0.05, CR: 0.25, Vote: StateOff, Windows: wins,
 			OpsGhost: 5, OpsDirect: 2, Switches: []Switch{{Time: 100.5, Window: 7, To: StateOff, Point: PointFence}}},
-		{Time: 101.5, Rank: 3, Interval: 2, Vote: StateOn, Windows: wins},
+		{Time: 101.5, Rank: 3, Interval: 2, Stall: 1, Over: true, Vote: StateOn, Windows: wins},
 	}
 	if !reflect.DeepEqual(sink.recs, want) {
 		t.Errorf("records\n got %+v\nwant %+v", sink.recs, want)

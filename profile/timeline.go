@@ -89,7 +89,7 @@ type RankSummary struct {
 	Seconds   float64 // recorded time
 	MPI       float64 // of which inside MPI
 	Wait      float64 // of which waiting in barriers and stalled
-	Stall     float64 // of which stalled on targets outside MPI
+	Stall     float64 // of which stalled on targets outside MPI (not oversubscribed)
 	VotesOn   int
 	OpsGhost  uint64
 	OpsDirect uint64
@@ -119,7 +119,9 @@ func Ranks(records []Record) []RankSummary {
 		s.Seconds += r.Interval
 		s.MPI += r.MPI
 		s.Wait += r.Wait
-		s.Stall += r.Stall
+		if !r.Over { // else the stalls counted as communication
+			s.Stall += r.Stall
+		}
 		if r.Vote == StateOn {
 			s.VotesOn++
 		}

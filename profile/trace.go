@@ -64,10 +64,14 @@ type Record struct {
 	// MPI_Barrier and in a fence's barrier, and stalled: neither
 	// communication nor computation.
 	Wait float64 `json:"wait"`
-	// Stall is the part of Wait spent completing operations that went
-	// straight to a target (redirection off) beyond what the fastest recent
-	// completion to it took: waiting for a target outside MPI.
+	// Stall is the time spent completing operations that went straight to
+	// a target (redirection off) beyond what the fastest recent completion
+	// to it took: waiting for a target outside MPI. It is part of Wait,
+	// unless Over says that more tasks were runnable than the process had
+	// cores when the interval ended: the stalls may then have been waits
+	// for a core, and they count as communication (part of MPI only).
 	Stall float64 `json:"stall"`
+	Over  bool    `json:"oversubscribed,omitempty"`
 	CR    float64 `json:"cr"` // (MPI - Wait) / (Interval - (Wait - Stall))
 	// Vote is this process's prediction for the next interval: on or off.
 	Vote State `json:"vote"`

@@ -119,8 +119,11 @@ func TestRanksCR(t *testing.T) {
 	if len(s) != 1 || s[0].CR() != 0.25 || s[0].VotesOn != 1 {
 		t.Fatalf("got %+v", s)
 	}
-	// A second of the four in barriers: CR (1.5-1)/(4-1).
-	s = Ranks([]Record{{Rank: 0, Interval: 2, MPI: 1.5, Wait: 1, Stall: 0.25, Vote: StateOn}, {Rank: 0, Interval: 2, Vote: StateOn}})
+	// A second of the four waiting, a quarter of it stalled: CR
+	// (1.5-1)/(4-0.75). Stalls of an oversubscribed interval were counted
+	// as communication and are not stalls of the summary.
+	s = Ranks([]Record{{Rank: 0, Interval: 2, MPI: 1.5, Wait: 1, Stall: 0.25, Vote: StateOn}, {Rank: 0, Interval: 2, Vote: StateOn},
+		{Rank: 0, Stall: 0.5, Over: true, Vote: StateOn}})
 	if math.Abs(s[0].CR()-0.5/3.25) > 1e-12 || s[0].Wait != 1 || s[0].Stall != 0.25 {
 		t.Fatalf("with waits: got %+v, CR %v", s, s[0].CR())
 	}

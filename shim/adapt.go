@@ -72,14 +72,18 @@ func setupProfiling(cfg config.Config) {
 // ghostPredict is called by the C timers once per prediction interval with
 // its communication time (MPI time without waits for other ranks and
 // stalls on targets outside MPI), its length without the waits, all waits,
-// and the stalls among them (c/prof.c).
+// and the stalls, which are among the waits unless overCores says that the
+// cores were oversubscribed and they counted as communication (c/prof.c).
 //
 //export ghostPredict
-func ghostPredict(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t) C.int {
+func ghostPredict(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, overCores C.int) C.int {
 	on := predictor.Observe(uint64(commTicks), uint64(spanTicks))
-	wait := uint64(waitTicks)
-	stall := uint64(stallTicks)
-	recordInterval(profile.Ticks{MPI: uint64(commTicks) + wait, Total: uint64(spanTicks) + wait - stall, Wait: wait, Stall: stall},
+	wait, stall, over := uint64(waitTicks), uint64(stallTicks), overCores != 0
+	total := uint64(spanTicks) + wait - stall
+	if over {
+		total = uint64(spanTicks) + wait
+	}
+	recordInterval(profile.Ticks{MPI: uint64(commTicks) + wait, Total: total, Wait: wait, Stall: stall, Over: over},
 		predictor.LastCR(), on)
 	self.log.debugf("user rank %d: CR %.3f over the last interval, votes redirection %s",
 		self.userRank(), predictor.LastCR(), onOff(on))

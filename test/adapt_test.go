@@ -114,7 +114,10 @@ func TestProfilingVotePerProcess(t *testing.T) {
 // starts with redirection off; both ranks must then vote it on. In comm
 // phases both ranks accumulate and flush in a tight loop, and redirection
 // must be off after them. The trace must show rank 0's stalls, and `ghost
-// report` a column of them.
+// report` a column of them. On a machine whose cores are oversubscribed
+// (other jobs), stalls count as communication, since a target may then
+// wait for a core rather than compute: the stall phases are then only
+// logged.
 func TestStallsAreNotCommunication(t *testing.T) {
 	needMPI(t)
 	bin := program(t, "stall.c")
@@ -129,24 +132,37 @@ func TestStallsAreNotCommunication(t *testing.T) {
 				env:  []string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=100ms", "GHOST_NODE_LOCAL=off", "GHOST_TRACE=" + trace},
 				args: []string{bin, "4", "400"}})
 			expectChecks(t, r, 2)
+			records, err := profile.ReadFile(trace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Rank 0 spends most of two 400 ms stall phases stalled. When
+			// more tasks were runnable than cores, the library counted the
+			// stalls as communication (they may have been waits for a core),
+			// and the stall phases may rightly end off.
+			stalled, crowded := 0.0, false
+			for _, rec := range records {
+				if rec.Rank == 0 {
+					stalled += rec.Stall
+				}
+				crowded = crowded || rec.Over
+			}
+			if stalled < 0.2 {
+				t.Errorf("rank 0 stalled %.3f s in the trace, want most of the stall phases (0.8 s)", stalled)
+			}
 			phases := line.FindAllStringSubmatch(r.stdout, -1)
 			if len(phases) != 4 {
 				t.Fatalf("%d phase lines, want 4:\n%s", len(phases), r)
 			}
 			for _, p := range phases {
 				want := map[string]string{"stall": "on", "comm": "off"}[p[2]]
-				if p[3] != want {
+				switch {
+				case p[3] == want:
+				case p[2] == "stall" && crowded:
+					t.Logf("phase %s (stall) ended %s: the cores were oversubscribed (another job runs here), "+
+						"so stalls counted as communication", p[1], p[3])
+				default:
 					t.Errorf("phase %s (%s): redirection %s, want %s\n%s", p[1], p[2], p[3], want, r)
-				}
-			}
-			records, err := profile.ReadFile(trace)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Rank 0 spends most of two 400 ms stall phases stalled.
-			for _, s := range profile.Ranks(records) {
-				if s.Rank == 0 && s.Stall < 0.2 {
-					t.Errorf("rank 0 stalled %.3f s in the trace, want most of the stall phases (0.8 s)", s.Stall)
 				}
 			}
 			out, err := exec.Command(filepath.Join(buildDir, "ghost"), "report", trace).CombinedOutput()
