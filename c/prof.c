@@ -385,18 +385,47 @@ void ghost_prof_exit(uint64_t t0)
     }
 }
 
+/* This process's RMA operations so far, over every path (counters.h). Read
+ * at agreement points only: it sums the process's counter slots. */
+static uint64_t rma_ops(void)
+{
+    ghost_counters_t c;
+    ghost_counters_sum_self(&c);
+    uint64_t n = 0;
+    for (int op = 0; op < GHOST_NOPS; op++)
+        for (int path = 0; path < GHOST_NPATHS; path++)
+            n += c.ops[op][path];
+    return n;
+}
+
+static uint64_t ops_at_point; /* rma_ops() when a point last ended an interval */
+
+/* Whether the interval that reaches a point is a step of the program:
+ * time outside communication (computation, or stalls), or RMA operations.
+ * An interval of MPI calls that are neither (the allreduces, communicator
+ * splits and info queries between two barriers of one synchronization)
+ * is the end of the step that the earlier point voted on, however long a
+ * loaded machine makes it: its CR near 1 would vote redirection off. */
+static int a_step(sums_t s, uint64_t *ops)
+{
+    *ops = rma_ops();
+    return s.span - s.comm >= ghost_predict_ticks / POINT_FRACTION || *ops != ops_at_point;
+}
+
 int ghost_prof_vote(void)
 {
     in_point = depth > 0; /* the call that casts the vote is a point */
     if (ghost_predict_ticks) {
         lock();
-        uint64_t now = __rdtsc();
+        uint64_t now = __rdtsc(), ops;
         thread_prof_t *b = block();
         /* The step that has just ended, once it holds enough to say
          * something; else the interval goes on past the point. */
         sums_t s = interval_sums(now, b);
-        if (interval.start && enough(s))
+        if (interval.start && enough(s) && a_step(s, &ops)) {
             close_interval(now, s);
+            ops_at_point = ops;
+        }
         unlock();
     }
     return __atomic_load_n(&ghost_vote, __ATOMIC_RELAXED);
