@@ -18,7 +18,8 @@
  * An interval ends every GHOST_PREDICT_INT, at the call that finds it over,
  * and at every agreement point (ghost_prof_vote: fence, barrier,
  * MPI_Win_set_info, allocation) once it holds at least a tenth of
- * GHOST_PREDICT_INT outside waits: the vote cast there is then about the
+ * GHOST_PREDICT_INT outside waits and agreement points and is a step of
+ * the program (enough, a_step): the vote cast there is then about the
  * step that has just ended, and is applied at that same point, instead of
  * a window of time that straddles two phases and is applied one step later.
  * The floor keeps a run of back-to-back barriers from making one Go call
