@@ -149,6 +149,36 @@ func TestSlurm(t *testing.T) {
 		}
 	})
 
+	// Ranks that finalize, a rank that exits with a code without
+	// MPI_Finalize, and ranks that return a code from main without it: the
+	// job's status under Ghost is plain MPICH's through the same launcher.
+	// Under srun the PMI server is Slurm's pmi2 plugin; a ghost that leaves
+	// with its users tells it that it is done in the protocol its own MPI
+	// library spoke on that connection (c/life.c).
+	t.Run("leaving", func(t *testing.T) {
+		bin := program(t, "ending.c")
+		plainArgs := map[string][]string{
+			"srun":  {"srun", "--mpi=pmi2", "-n", "2", "--ntasks-per-node=1"},
+			"hydra": {"mpiexec.hydra", "-launcher", "slurm", "-hosts", "n1:1,n2:1", "-n", "2"},
+		}
+		for _, l := range launchers {
+			for _, args := range [][]string{{"sleep", "0"}, {"exitone", "3"}, {"return", "5"}} {
+				t.Run(l.name+"_"+strings.Join(args, "_"), func(t *testing.T) {
+					plain := c.salloc(t, 2, 2, nil, append(append([]string{}, plainArgs[l.name]...), append([]string{bin}, args...)...)...)
+					ghost := c.salloc(t, 2, 2, []string{l.env, "GHOST_VERBOSE=info"}, append([]string{ghost, "run", "-n", "2", "--", bin}, args...)...)
+					if args[0] != "sleep" {
+						if left := ghostLines(ghost.stderr, "without MPI_Finalize; leaving"); len(left) != 2 {
+							t.Errorf("%d ghost(s) left by themselves, want 2\n%s", len(left), ghost)
+						}
+					}
+					if plain.code != ghost.code || plain.timedOut || ghost.timedOut {
+						fail(t, "plain: %d, Ghost: %d\n--- plain\n%s\n--- ghost\n%s", plain.code, ghost.code, plain, ghost)
+					}
+				})
+			}
+		}
+	})
+
 	// Each fake node's first ghost writes its own record.
 	t.Run("metrics_textfile", func(t *testing.T) {
 		dir := t.TempDir()
