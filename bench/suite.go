@@ -148,6 +148,17 @@ var suites = []Suite{
 		Charts:  []Chart{categoryChart{Title: "gcu: total time, s", Unit: "s"}},
 	},
 	{
+		Name:    "polling",
+		Program: "polling.c",
+		About: "Polling loops of atomic reads (issue 14): every rank loops over Fetch_and_op(MPI_NO_OP) on " +
+			"rank 0's counter + flush and Get_accumulate(MPI_NO_OP) on its right neighbour + flush, adding 1 " +
+			"to the counter once in 100 iterations; us per iteration of the slowest rank. Run with -n 3: " +
+			"2 users on one fake node, 1 on the other.",
+		Args:    fixed([]string{"-i", "2000", "-r", "10"}, []string{"-i", "200", "-r", "2"}),
+		Configs: []string{"plain-2nodes", "ghost-2nodes"},
+		Charts:  []Chart{categoryChart{Title: "polling: us per iteration", Unit: "us"}},
+	},
+	{
 		Name:    "wait",
 		Program: "progress.c",
 		About: "Ghost polling under oversubscription (2 users + 1 ghost on this machine's cores): " +

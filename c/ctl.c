@@ -83,5 +83,7 @@ int ghost_poll_pass(int gsync, int64_t gp_start_ns, ghost_cmd_t *cmd, int *from)
         got |= GHOST_PASS_WOKEN;
     if (ghost_ctl_poll(cmd, from))
         got |= GHOST_PASS_COMMAND;
+    if (ghost_progressed())
+        got |= GHOST_PASS_PROGRESSED;
     return got;
 }

@@ -108,6 +108,9 @@ int ghost_flush_target(ghost_win_t *w, ghost_target_t *t, int (*flush)(int, MPI_
             if (t->ghosts[i] != t->bound)
                 rc = P2P(flush(t->ghosts[i], w->gwin));
     ghost_waiting_on = waiting;
+    /* Only a remote flush applies the accumulates at the target. */
+    if (rc == MPI_SUCCESS && flush == GHOST_REAL(MPI_Win_flush))
+        t->acc_pending = 0;
     return rc;
 }
 

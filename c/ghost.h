@@ -126,8 +126,11 @@ void ghost_ctl_teardown(void);
  * under GHOST_ASYNC=auto), EXCHANGED: a GP exchange completed
  * (ghost_gp_test), and an exchange starts when gp_start_ns >= 0
  * (ghost_gp_start); WOKEN: a wake message arrived (ghost_wake_poll);
- * COMMAND: *cmd and *from hold a command (ghost_ctl_poll). */
-enum { GHOST_PASS_GONE = 1, GHOST_PASS_EXCHANGED = 2, GHOST_PASS_WOKEN = 4, GHOST_PASS_COMMAND = 8 };
+ * COMMAND: *cmd and *from hold a command (ghost_ctl_poll); PROGRESSED:
+ * MPI's progress in those polls moved network traffic (ghost_progressed),
+ * such as operations from another node that the ghost served. */
+enum { GHOST_PASS_GONE = 1, GHOST_PASS_EXCHANGED = 2, GHOST_PASS_WOKEN = 4, GHOST_PASS_COMMAND = 8,
+       GHOST_PASS_PROGRESSED = 16 };
 int ghost_poll_pass(int gsync, int64_t gp_start_ns, ghost_cmd_t *cmd, int *from);
 
 /* ---- ghost idling (load.c) ---------------------------------------------- */
@@ -151,6 +154,11 @@ int ghost_node_block(MPI_Comm node, int local_rank, MPI_Aint bytes, MPI_Win *win
 
 /* Empty progress polls after which a user process yields its core; 0 never. */
 extern int ghost_yield_after;
+/* A ghost's count of UCX progress events (operations from other nodes
+ * arriving or moving, among others); ghost_progressed returns whether it
+ * grew since the last call. Users do not count. */
+extern int ghost_count_progress;
+int ghost_progressed(void);
 
 /* ---- errhandlers on the world ------------------------------------------- */
 

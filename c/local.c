@@ -381,6 +381,40 @@ int ghost_local_acc(ghost_win_t *w, int kind, const void *origin, MPI_Count ocou
     return rc;
 }
 
+/* An atomic read (fetch-and-op or get-accumulate with MPI_NO_OP) of a
+ * same-node target of a window that spans nodes, as loads from its segment
+ * (rma.c, same_node_read, says when this may be). The target's agent applies
+ * accumulates there with plain stores of whole elements, so one load of
+ * each aligned element of at most 8 bytes sees it before or after any of
+ * them, which is the atomicity MPI asks of a read: per element. */
+int ghost_local_read(ghost_win_t *w, int kind, void *result, int target, MPI_Aint disp, MPI_Count count,
+                     MPI_Datatype type)
+{
+    char *addr;
+    int rc = target_addr(w, target, disp, count, type, &addr);
+    if (rc != MPI_SUCCESS || !addr)
+        return rc;
+    switch (GHOST_BUILTIN_TYPE_SIZE(type)) {
+#define READ_ELEMENTS(ctype)                                                  \
+    for (MPI_Count i_ = 0; i_ < count; i_++)                                  \
+        ((ctype *)result)[i_] = __atomic_load_n((ctype *)addr + i_, __ATOMIC_ACQUIRE); \
+    break
+    case 1:
+        READ_ELEMENTS(uint8_t);
+    case 2:
+        READ_ELEMENTS(uint16_t);
+    case 4:
+        READ_ELEMENTS(uint32_t);
+    case 8:
+        READ_ELEMENTS(uint64_t);
+#undef READ_ELEMENTS
+    default:
+        return MPI_ERR_TYPE; /* same_node_read lets no other size through */
+    }
+    count_op(kind, count, type);
+    return MPI_SUCCESS;
+}
+
 int ghost_local_cas(ghost_win_t *w, const void *origin, const void *compare, void *result, MPI_Datatype type,
                     int target, MPI_Aint disp)
 {

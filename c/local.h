@@ -57,6 +57,11 @@ int ghost_local_get(ghost_win_t *w, void *origin, MPI_Count ocount, MPI_Datatype
 int ghost_local_acc(ghost_win_t *w, int kind, const void *origin, MPI_Count ocount, MPI_Datatype otype,
                     void *result, MPI_Count rcount, MPI_Datatype rtype, int target, MPI_Aint disp,
                     MPI_Count tcount, MPI_Datatype ttype, MPI_Op op);
+/* Fetch-and-op or get-accumulate with MPI_NO_OP (kind) of count elements
+ * of a predefined type of 1, 2, 4 or 8 bytes, aligned, at a same-node
+ * target of a window that spans nodes: element-wise atomic loads. */
+int ghost_local_read(ghost_win_t *w, int kind, void *result, int target, MPI_Aint disp, MPI_Count count,
+                     MPI_Datatype type);
 int ghost_local_cas(ghost_win_t *w, const void *origin, const void *compare, void *result,
                     MPI_Datatype type, int target, MPI_Aint disp);
 /* A request that is already complete, for the request-based operations:

@@ -27,7 +27,23 @@
 
 int ghost_yield_after = 0; /* 0: never yield (ghosts, GHOST_NG=0, or turned off) */
 
+int ghost_count_progress = 0;
+
 static __thread unsigned empty_polls;
+/* Only the ghost's serving thread makes MPI calls in a ghost. */
+static unsigned long progress_events, progress_seen;
+
+/* An operation from another node reaches a ghost through the network
+ * (UCX), rings no doorbell, and is served inside MPI's progress: this is how the ghost's
+ * wait policy learns that it did work (shim/ghost.go), so that it stays
+ * awake while another node's origin polls through it instead of dozing
+ * between that origin's operations. */
+int ghost_progressed(void)
+{
+    int grew = progress_events != progress_seen;
+    progress_seen = progress_events;
+    return grew;
+}
 
 /* After one pass of MPI's progress, which completed events operations. */
 static inline void polled(unsigned events)
@@ -36,6 +52,8 @@ static inline void polled(unsigned events)
         ghost_ring_waited();
     if (events) {
         empty_polls = 0;
+        if (ghost_count_progress)
+            progress_events += events;
     } else if (ghost_yield_after > 0 && ++empty_polls >= (unsigned)ghost_yield_after) {
         empty_polls = 0;
         sched_yield();

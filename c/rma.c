@@ -132,6 +132,28 @@ static inline int same_node_direct(const ghost_win_t *w, int r)
     return ghost_in_lock_epoch(w, &w->t[r]) || w->lockall == GHOST_LOCKALL_NOCHECK || w->fence_open;
 }
 
+/* Whether an atomic read of target r (fetch-and-op or get-accumulate with
+ * MPI_NO_OP) may be loads from r's segment in the node segment this process
+ * maps, instead of a round trip through r's agent: in the epochs where
+ * PUT/GET may copy (same_node_direct), for aligned elements of a
+ * predefined type of 1, 2, 4 or 8 bytes, the same type on both sides
+ * (ghost_local_read), and only while this origin has no accumulate-type
+ * operation to r in flight: MPI orders one origin's accumulates to a
+ * location (read after write included), and such a read must see it. A
+ * loop of such reads is how applications poll a flag or counter. */
+static inline int same_node_read(const ghost_win_t *w, MPI_Op op, int r, MPI_Aint disp, MPI_Count tcount,
+                                 MPI_Datatype ttype, MPI_Count rcount, MPI_Datatype rtype)
+{
+    if (op != MPI_NO_OP || !same_node_direct(w, r) || w->t[r].acc_pending || rtype != ttype ||
+        rcount != tcount || !GHOST_BUILTIN_TYPE(ttype))
+        return 0;
+    unsigned size = GHOST_BUILTIN_TYPE_SIZE(ttype);
+    if (size != 1 && size != 2 && size != 4 && size != 8)
+        return 0;
+    const ghost_target_t *t = &w->t[r];
+    return ((uintptr_t)t->addr + (uintptr_t)disp * (uintptr_t)t->disp_unit) % size == 0;
+}
+
 /* translate for PUT and GET, which may bypass the ghosts (GHOST_HW_BYPASS),
  * take the other path (GP) or be balanced over the node's ghosts. */
 static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MPI_Win *iw,
@@ -193,6 +215,8 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                                                             : GHOST_PATH_GHOST, \
                            bytes);                                           \
             ghost_touch(w_, target);                                         \
+            if ((op) != GHOST_OP_PUT && (op) != GHOST_OP_GET)                \
+                w_->t[target].acc_pending = 1;                               \
             ring_issued(&w_->t[target], rank);                               \
         }                                                                    \
     } while (0)
@@ -331,6 +355,14 @@ static inline void ring_issued(const ghost_target_t *t, int rank)
                                   target_count, target_datatype, op);                        \
                  })
 
+/* Get-accumulate and fetch-and-op: node-local windows apply them in
+ * memory (local_call); atomic reads of a same-node target of a window that
+ * spans nodes are loads (same_node_read); the rest go to the agent. */
+#define READ_IN_MEMORY(op, rank, disp, tcount, ttype, rcount, rtype)         \
+    (w_->local || same_node_read(w_, op, rank, disp, tcount, ttype, rcount, rtype))
+#define READ_CALL(local_call, kind, result, rank, disp, count, type)         \
+    (w_->local ? (local_call) : ghost_local_read(w_, kind, result, rank, disp, count, type))
+
 #define GACC_LIKE(name, count_t)                                                             \
     GHOST_DEFINE(name,                                                                       \
                  (const void *origin_addr, count_t origin_count, MPI_Datatype origin_datatype, \
@@ -341,12 +373,17 @@ static inline void ring_issued(const ghost_target_t *t, int rank)
                   result_datatype, target_rank, target_disp, target_count, target_datatype,  \
                   op, win),                                                                  \
                  {                                                                           \
-                     REDIRECT(ghost_local_acc(w_, GHOST_OP_GET_ACC, origin_addr, origin_count, \
+                     REDIRECT_WITH(READ_IN_MEMORY(op, target_rank, target_disp, target_count,  \
+                                                  target_datatype, result_count, result_datatype), \
+                              READ_CALL(ghost_local_acc(w_, GHOST_OP_GET_ACC, origin_addr, origin_count, \
                                               origin_datatype, result_addr, result_count,     \
                                               result_datatype, target_rank, target_disp,      \
                                               target_count, target_datatype, op),             \
-                              GHOST_OP_GET_ACC, ghost_type_bytes(target_count, target_datatype), \
-                              name, win, target_rank, target_disp, target_count, target_datatype, origin_addr, origin_count, \
+                                        GHOST_OP_GET_ACC, result_addr, target_rank, target_disp, \
+                                        target_count, target_datatype),                      \
+                              translate(w_, &target_rank, &target_disp, &iw_, target_count, target_datatype), \
+                              GHOST_OP_GET_ACC, target_rank, ghost_type_bytes(target_count, target_datatype), \
+                              name, win, origin_addr, origin_count, \
                               origin_datatype, result_addr, result_count, result_datatype,   \
                               target_rank, target_disp, target_count, target_datatype, op);  \
                  })
@@ -362,12 +399,17 @@ static inline void ring_issued(const ghost_target_t *t, int rank)
                   result_datatype, target_rank, target_disp, target_count, target_datatype,  \
                   op, win, request),                                                         \
                  {                                                                           \
-                     REDIRECT_REQ(ghost_local_acc(w_, GHOST_OP_GET_ACC, origin_addr,         \
+                     REDIRECT_REQ_WITH(READ_IN_MEMORY(op, target_rank, target_disp, target_count, \
+                                                      target_datatype, result_count, result_datatype), \
+                                  READ_CALL(ghost_local_acc(w_, GHOST_OP_GET_ACC, origin_addr,         \
                                                   origin_count, origin_datatype, result_addr,  \
                                                   result_count, result_datatype, target_rank,  \
                                                   target_disp, target_count, target_datatype, op), \
-                                  GHOST_OP_GET_ACC, ghost_type_bytes(target_count, target_datatype), \
-                                  name, win, request, target_rank, target_disp, target_count, target_datatype, origin_addr, \
+                                            GHOST_OP_GET_ACC, result_addr, target_rank, target_disp, \
+                                            target_count, target_datatype),                  \
+                                  translate(w_, &target_rank, &target_disp, &iw_, target_count, target_datatype), \
+                                  GHOST_OP_GET_ACC, target_rank, ghost_type_bytes(target_count, target_datatype), \
+                                  name, win, request, origin_addr, \
                                   origin_count, origin_datatype, result_addr, result_count,  \
                                   result_datatype, target_rank, target_disp, target_count,   \
                                   target_datatype, op);                                      \
@@ -411,10 +453,13 @@ GHOST_DEFINE(MPI_Fetch_and_op,
               MPI_Aint target_disp, MPI_Op op, MPI_Win win),
              (origin_addr, result_addr, datatype, target_rank, target_disp, op, win),
              {
-                 REDIRECT(ghost_local_acc(w_, GHOST_OP_FOP, origin_addr, 1, datatype, result_addr, 1,
-                                          datatype, target_rank, target_disp, 1, datatype, op),
-                          GHOST_OP_FOP, ghost_type_bytes(1, datatype), MPI_Fetch_and_op, win, target_rank, target_disp, 1, datatype, origin_addr,
-                          result_addr, datatype, target_rank, target_disp, op);
+                 REDIRECT_WITH(READ_IN_MEMORY(op, target_rank, target_disp, 1, datatype, 1, datatype),
+                               READ_CALL(ghost_local_acc(w_, GHOST_OP_FOP, origin_addr, 1, datatype, result_addr, 1,
+                                                         datatype, target_rank, target_disp, 1, datatype, op),
+                                         GHOST_OP_FOP, result_addr, target_rank, target_disp, 1, datatype),
+                               translate(w_, &target_rank, &target_disp, &iw_, 1, datatype),
+                               GHOST_OP_FOP, target_rank, ghost_type_bytes(1, datatype), MPI_Fetch_and_op, win, origin_addr,
+                               result_addr, datatype, target_rank, target_disp, op);
              })
 
 GHOST_DEFINE(MPI_Compare_and_swap,

@@ -81,6 +81,11 @@ typedef struct {
     /* The fastest recent completion of this origin's operations straight to
      * it, in TSC ticks (prof.c: ghost_prof_direct_completion); 0: none yet. */
     uint64_t fastest;
+    /* This origin issued an accumulate-type operation to it through MPI
+     * that no flush, unlock or fence has completed at the target since:
+     * until then its atomic reads take the same path (rma.c,
+     * same_node_read), so that they see that operation. */
+    int acc_pending;
 } ghost_target_t;
 
 /* GHOST_LOAD: how PUT/GET spread over a node's ghosts, GHOST_LOAD_* of

@@ -35,6 +35,7 @@ func serve(ghosts C.MPI_Comm) {
 	nextSync := time.Now().Add(self.cfg.GSyncInterval)
 	myIndex := l.LocalRank[self.worldRank] // ghosts are the lowest local ranks
 	clock := newLoopClock()
+	C.ghost_count_progress = 1
 	var exporter *nodeMetrics // the node's first ghost serves its metrics
 	if myIndex == 0 {
 		exporter = startMetrics(l.NodeOf[self.worldRank])
@@ -64,6 +65,11 @@ func serve(ghosts C.MPI_Comm) {
 		if got&C.GHOST_PASS_WOKEN != 0 {
 			policy.Worked()
 			wakes++
+		}
+		// The pass drove MPI's progress: traffic from another node that it
+		// served is work as much as a wake message is.
+		if got&C.GHOST_PASS_PROGRESSED != 0 {
+			policy.Worked()
 		}
 		if got&C.GHOST_PASS_COMMAND != 0 {
 			policy.Worked()

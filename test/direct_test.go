@@ -91,3 +91,59 @@ func TestManyWindows(t *testing.T) {
 		})
 	}
 }
+
+// TestPollingLoops: loops of atomic reads (MPI_Fetch_and_op and
+// MPI_Get_accumulate with MPI_NO_OP) that poll counters and a flag end, and
+// every value read is exact, on one node and on 2 fake nodes with one and
+// two ghosts per node (programs/polling_loops.c). A read of a target on
+// the origin's node is a load from the node segment unless the origin's own
+// accumulate to that target is still in flight: the per-node counts of
+// fetch-and-op by path show which reads took which path.
+func TestPollingLoops(t *testing.T) {
+	needMPI(t)
+	const n = 50
+	for _, tc := range []struct {
+		name    string
+		env     []string
+		hosts   string
+		ghostsN int
+		local   bool // same-node reads are loads
+	}{
+		{"one_node", nil, "", 0, false},
+		{"2nodes", nil, "a:3,b:3", 1, true},
+		{"2nodes_ng2", nil, "a:4,b:4", 2, true},
+		{"2nodes_node_local_off", []string{"GHOST_NODE_LOCAL=off"}, "a:3,b:3", 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			res := ghostRun(t, job{users: 4, ghosts: tc.ghostsN, hosts: tc.hosts, timeout: 2 * time.Minute,
+				env:  append([]string{"GHOST_METRICS_TEXTFILE=" + dir, "GHOST_METRICS_ADDR=off"}, tc.env...),
+				args: []string{program(t, "polling_loops.c"), fmt.Sprint(n)}})
+			expectChecks(t, res, 4)
+			if tc.hosts == "" {
+				return // node-local windows: every operation is in memory
+			}
+			// Per node, 2 origins read their counter at each of 2 same-node
+			// targets after a flush n times: loads, or the ghost when off.
+			// Node b's origins poll only through the ghost otherwise: their
+			// reads right after an add (FOP every other time, at 4
+			// targets) and after a flush at 2 other-node targets.
+			wantLocal, wantGhostB := float64(2*2*n), float64(2*(4*((n+1)/2)+2*n))
+			if !tc.local {
+				wantLocal, wantGhostB = 0, float64(2*(4*((n+1)/2)+4*n))
+			}
+			for node := 0; node < 2; node++ {
+				recs, err := metrics.ReadTextfiles([]string{filepath.Join(dir, metrics.TextfileName(node))})
+				if err != nil || len(recs) != 1 {
+					t.Fatalf("node %d textfile: %v\n%s", node, err, res)
+				}
+				if got := recs[0].Ops["fop"][pathIndex("local")]; got != wantLocal {
+					t.Errorf("node %d: fop local = %v, want %v", node, got, wantLocal)
+				}
+				if got := recs[0].Ops["fop"][pathIndex("ghost")]; node == 1 && got != wantGhostB {
+					t.Errorf("node 1: fop ghost = %v, want %v", got, wantGhostB)
+				}
+			}
+		})
+	}
+}
