@@ -162,6 +162,12 @@ int ghost_progressed(void);
 
 /* ---- errhandlers on the world ------------------------------------------- */
 
+/* MPI_ERRORS_ARE_FATAL's behaviour with the user rank named: prints the
+ * error and aborts the job with its class as status (world.c). */
+void ghost_fatal_error(int code) __attribute__((noreturn));
+/* Puts that behaviour on the user world in place of MPI_ERRORS_ARE_FATAL. */
+int ghost_fatal_note_setup(void);
+
 
 /* ---- leaving without MPI_Finalize (life.c) ------------------------------ */
 

@@ -181,8 +181,14 @@ int ghost_in_range_derived(const ghost_target_t *t, MPI_Aint disp, MPI_Count cou
  * the errhandler the application chose for it. */
 int ghost_win_error(ghost_win_t *w, int code)
 {
-    if (code != MPI_SUCCESS)
-        PMPI_Win_call_errhandler(w->user, code);
+    if (code == MPI_SUCCESS)
+        return code;
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    if (GHOST_REAL(MPI_Win_get_errhandler)(w->user, &eh) == MPI_SUCCESS && eh == MPI_ERRORS_ARE_FATAL)
+        ghost_fatal_error(code); /* does not return */
+    if (eh != MPI_ERRHANDLER_NULL && eh != MPI_ERRORS_ARE_FATAL && eh != MPI_ERRORS_RETURN)
+        GHOST_REAL(MPI_Errhandler_free)(&eh); /* the reference get handed out */
+    PMPI_Win_call_errhandler(w->user, code);
     return code;
 }
 

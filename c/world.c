@@ -122,28 +122,77 @@ int PMPI_Finalize(void)
 }
 int MPI_Finalize(void) __attribute__((alias("PMPI_Finalize")));
 
+/* MPICH's messages about a process (its abort notice, its fatal errors,
+ * hydra's report) name it by its rank in MPICH's world, which counts the
+ * ghosts: say, before MPICH prints anything, which rank the application
+ * knows it by. what says what happened, detail (or "") follows. */
+static void say_user_rank(const char *what, const char *detail)
+{
+    int user = -1, world = -1;
+    GHOST_REAL(MPI_Comm_rank)(ghost_user_world, &user);
+    GHOST_REAL(MPI_Comm_rank)(MPI_COMM_WORLD, &world);
+    if (is_split())
+        fprintf(stderr,
+                "ghost: %s rank %d of MPI_COMM_WORLD; MPICH's messages call it rank %d, counting %d ghost "
+                "process(es)%s%s\n",
+                what, user, world, ghost_total_ghosts, *detail ? ": " : "", detail);
+    else
+        fprintf(stderr, "ghost: %s rank %d of MPI_COMM_WORLD%s%s\n", what, user, *detail ? ": " : "", detail);
+    fflush(stderr);
+    /* hydra's proxy forwards the line through a pipe, and the abort that
+     * follows may kill it first (about one run in eight here): give the
+     * line time to get through, as the configuration errors do. */
+    usleep(200000);
+}
+
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
-    /* MPICH's own notice names the caller by its rank in MPICH's world,
-     * which counts the ghosts: say which rank the application knows it by,
-     * before MPICH prints anything. */
     if (is_split()) {
-        int user = -1, world = -1;
-        GHOST_REAL(MPI_Comm_rank)(ghost_user_world, &user);
-        GHOST_REAL(MPI_Comm_rank)(MPI_COMM_WORLD, &world);
-        fprintf(stderr,
-                "ghost: MPI_Abort(%d) called by rank %d of MPI_COMM_WORLD; MPICH's messages call it "
-                "rank %d, counting %d ghost process(es)\n",
-                errorcode, user, world, ghost_total_ghosts);
-        fflush(stderr);
-        /* hydra's proxy forwards the line through a pipe, and the abort
-         * below may kill it first (about one run in eight here): give the
-         * line time to get through, as the configuration errors do. */
-        usleep(200000);
+        char what[64];
+        snprintf(what, sizeof what, "MPI_Abort(%d) called by", errorcode);
+        say_user_rank(what, "");
     }
     /* Aborting the user world would leave MPICH to decide whether ghosts go
      * too; aborting the real world says so explicitly. */
     return GHOST_REAL(MPI_Abort)(comm, errorcode);
+}
+
+/* An error under MPI_ERRORS_ARE_FATAL, on a communicator the application
+ * made from MPI_COMM_WORLD or on one of Ghost's windows: what MPICH's own
+ * fatal handler does (print the error, abort the job with the error's
+ * class as its status), with the rank named as the application knows it.
+ * For windows it also replaces MPICH's handler reached through
+ * MPI_Win_call_errhandler, which on 2 fake nodes left mpiexec hanging
+ * after "unable to write data to proxy" (plain MPICH too). */
+void ghost_fatal_error(int code)
+{
+    char detail[MPI_MAX_ERROR_STRING];
+    int len = 0, class = code;
+    if (GHOST_REAL(MPI_Error_string)(code, detail, &len) != MPI_SUCCESS)
+        snprintf(detail, sizeof detail, "MPI error %d", code);
+    GHOST_REAL(MPI_Error_class)(code, &class);
+    say_user_rank("fatal error (MPI_ERRORS_ARE_FATAL) on", detail);
+    GHOST_REAL(MPI_Abort)(MPI_COMM_WORLD, class);
+    _exit(class); /* MPI_Abort does not return */
+}
+
+static void fatal_note_fn(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    ghost_fatal_error(*code);
+}
+
+/* The handler that stands for MPI_ERRORS_ARE_FATAL on the user world, and
+ * so on every communicator made from it; MPI_ERRHANDLER_NULL before the
+ * split. MPI_Comm_get_errhandler reports it as MPI_ERRORS_ARE_FATAL. */
+static MPI_Errhandler fatal_note = MPI_ERRHANDLER_NULL;
+
+int ghost_fatal_note_setup(void)
+{
+    int rc = GHOST_REAL(MPI_Comm_create_errhandler)(fatal_note_fn, &fatal_note);
+    if (rc == MPI_SUCCESS)
+        rc = GHOST_REAL(MPI_Comm_set_errhandler)(ghost_user_world, fatal_note);
+    return rc;
 }
 int MPI_Abort(MPI_Comm comm, int errorcode) __attribute__((alias("PMPI_Abort")));
 
@@ -307,8 +356,8 @@ static int set_comm_errhandler(MPI_Comm comm, MPI_Errhandler eh,
     if (rc != MPI_SUCCESS || !is_split())
         return rc;
     MPI_Comm_errhandler_function *fn = lookup_user_errhandler(eh);
-    if (fn == NULL)
-        return set(ghost_user_world, eh); /* predefined */
+    if (fn == NULL) /* predefined */
+        return set(ghost_user_world, eh == MPI_ERRORS_ARE_FATAL && fatal_note != MPI_ERRHANDLER_NULL ? fatal_note : eh);
     pthread_mutex_lock(&errhandler_lock);
     MPI_Errhandler trampoline = trampoline_for(fn);
     pthread_mutex_unlock(&errhandler_lock);
@@ -342,10 +391,23 @@ int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
     __attribute__((alias("PMPI_Errhandler_set")));
 #endif
 
-/* The real world carries the handle the user set (see above). */
+/* The real world carries the handle the user set (see above); other
+ * communicators made from the user world may carry fatal_note, which is
+ * MPI_ERRORS_ARE_FATAL as far as the application can tell. */
+static int get_comm_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler,
+                               int (*get)(MPI_Comm, MPI_Errhandler *))
+{
+    int rc = get(comm, errhandler);
+    if (rc == MPI_SUCCESS && fatal_note != MPI_ERRHANDLER_NULL && *errhandler == fatal_note) {
+        GHOST_REAL(MPI_Errhandler_free)(errhandler); /* the reference get handed out */
+        *errhandler = MPI_ERRORS_ARE_FATAL;
+    }
+    return rc;
+}
+
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    return GHOST_REAL(MPI_Comm_get_errhandler)(comm, errhandler);
+    return get_comm_errhandler(comm, errhandler, GHOST_REAL(MPI_Comm_get_errhandler));
 }
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     __attribute__((alias("PMPI_Comm_get_errhandler")));
@@ -353,7 +415,7 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 #ifdef GHOST_ABI_MPICH
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    return GHOST_REAL(MPI_Errhandler_get)(comm, errhandler);
+    return get_comm_errhandler(comm, errhandler, GHOST_REAL(MPI_Errhandler_get));
 }
 int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
     __attribute__((alias("PMPI_Errhandler_get")));

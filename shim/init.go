@@ -176,6 +176,9 @@ func ghostAfterInit(provided C.int) C.int {
 	setupProfiling(cfg)
 	commSetName(group, "MPI_COMM_WORLD")
 	C.ghost_user_world = group
+	if rc := C.ghost_fatal_note_setup(); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	C.ghost_windows_managed = 1
 	if self.worldRank == layout.WorldOfUser[0] {
 		self.log.infof("%d user rank(s), %d ghost(s) on %d node(s), GHOST_WAIT=%s, thread level %d",

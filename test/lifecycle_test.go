@@ -361,3 +361,47 @@ func parentOf(pid int) int {
 	ppid, _ := strconv.Atoi(f[1])
 	return ppid
 }
+
+var fatalNotice = regexp.MustCompile(`ghost: fatal error \(MPI_ERRORS_ARE_FATAL\) on rank 1 of MPI_COMM_WORLD; MPICH's messages call it rank (\d+), counting (\d+) ghost process\(es\): Invalid rank`)
+
+// An error under MPI_ERRORS_ARE_FATAL names the rank the application knows
+// beside MPICH's world rank, with MPICH's error text, and the job ends with
+// plain MPICH's status (the error's class): on MPI_COMM_WORLD, on a
+// communicator made from it, and on a window, where MPICH's own handler
+// reached through MPI_Win_call_errhandler left mpiexec hanging on 2 fake
+// nodes. Under MPI_ERRORS_RETURN the error comes back and nothing is said.
+func TestFatalErrorNamesUserRank(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "fatal.c")
+	for _, s := range []shape{oneNode, twoNodes} {
+		for _, mode := range []string{"send", "dup", "win"} {
+			t.Run(s.name+"_"+mode, func(t *testing.T) {
+				plain := s.plain(t, bin, mode)
+				noneLeft(t, bin)
+				r := s.ghost(t, nil, bin, mode)
+				noneLeft(t, bin)
+				if r.code != plain.code || r.timedOut {
+					t.Errorf("status %d, plain MPICH's %d\n--- plain\n%s\n--- ghost\n%s", r.code, plain.code, plain, r)
+				}
+				m := fatalNotice.FindStringSubmatch(r.stderr)
+				if m == nil {
+					t.Fatalf("no notice of the user rank\n%s", r)
+				}
+				// User rank 1 is world rank 2 behind node 0's ghost.
+				if m[1] != "2" || m[2] != fmt.Sprint(s.nodes()) {
+					t.Errorf("world rank %s and %s ghosts, want 2 and %d", m[1], m[2], s.nodes())
+				}
+				if strings.Contains(r.stdout, "FAIL") || strings.Contains(r.stdout, "error returned") {
+					t.Errorf("output:\n%s", r)
+				}
+			})
+		}
+		t.Run(s.name+"_return", func(t *testing.T) {
+			r := s.ghost(t, nil, bin, "return")
+			expectChecks(t, r, s.users)
+			if strings.Contains(r.stderr, "fatal error") {
+				t.Errorf("a notice under MPI_ERRORS_RETURN\n%s", r)
+			}
+		})
+	}
+}
