@@ -213,6 +213,22 @@ GHOST_DEFINE(MPI_Win_unlock, (int rank, MPI_Win win), (rank, win), {
     return ghost_win_error(w, rc);
 })
 
+/* GHOST_TEST_FAULT=lock_all_word:K (internal/config), for Ghost's tests:
+ * the next MPI_Win_lock_all that takes words fails at target K as if the
+ * atomic on K's word had, once; -1: off. No erroneous program makes a word
+ * atomic fail part way, and the path that gives the taken words back must
+ * still be tested. */
+int ghost_fault_lockall_word = -1;
+
+static int acquire_for_lock_all(ghost_win_t *w, int r)
+{
+    if (__builtin_expect(r == ghost_fault_lockall_word, 0)) {
+        ghost_fault_lockall_word = -1;
+        return MPI_ERR_OTHER;
+    }
+    return word_acquire(w, &w->t[r], MPI_LOCK_SHARED);
+}
+
 GHOST_DEFINE(MPI_Win_lock_all, (int assert, MPI_Win win), (assert, win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
@@ -231,7 +247,7 @@ GHOST_DEFINE(MPI_Win_lock_all, (int assert, MPI_Win win), (assert, win), {
     int rc = MPI_SUCCESS, r;
     ghost_wake_all(w);
     for (r = 0; r < w->nusers && rc == MPI_SUCCESS; r++)
-        rc = word_acquire(w, &w->t[r], MPI_LOCK_SHARED);
+        rc = acquire_for_lock_all(w, r);
     if (rc != MPI_SUCCESS) {
         /* Give back what was taken: the epoch did not open. */
         for (int q = 0; q < r - 1; q++)

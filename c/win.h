@@ -91,6 +91,8 @@ typedef struct {
 /* GHOST_LOAD: how PUT/GET spread over a node's ghosts, GHOST_LOAD_* of
  * c/zconst.h (generated from config.LoadPolicies). */
 extern int ghost_load_policy;
+/* GHOST_TEST_FAULT=lock_all_word:K: K, once; -1 off (lock.c). */
+extern int ghost_fault_lockall_word;
 
 typedef struct ghost_win {
     MPI_Win user;      /* the handle the application holds */

@@ -57,6 +57,11 @@ func ghostAfterInit(provided C.int) C.int {
 	// the core of the process it waits for.
 	C.ghost_yield_after = C.int(config.DefaultUserYield)
 	C.ghost_load_policy = C.int(slices.Index(config.LoadPolicies, cfg.Load))
+	if cfg.FaultLockAllWord > 0 {
+		C.ghost_fault_lockall_word = C.int(cfg.FaultLockAllWord - 1)
+		self.log.warnf("world rank %d: GHOST_TEST_FAULT is set: the first MPI_Win_lock_all that takes lock words fails at target %d",
+			self.worldRank, cfg.FaultLockAllWord-1)
+	}
 
 	// Every process reads the same variables; one warning per job is enough.
 	var errs []string

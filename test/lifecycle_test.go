@@ -405,3 +405,38 @@ func TestFatalErrorNamesUserRank(t *testing.T) {
 		})
 	}
 }
+
+// MPI_Win_lock_all failing part way, after it took the lock words of some
+// targets (GHOST_TEST_FAULT=lock_all_word:K, since no erroneous program
+// makes a word atomic fail): every rank gets the error, the epoch is not
+// open, no word stays taken (exclusive locks from every origin on every
+// target then succeed), nothing hangs, and the next lock_all works
+// (programs/lockall_fail.c). Windows that span 2 fake nodes with one and
+// two ghosts per node, and a window on one node built like one
+// (GHOST_NODE_LOCAL=off); K = 0 fails before any word is taken.
+func TestLockAllFailsPartWay(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "lockall_fail.c")
+	for _, tc := range []struct {
+		name   string
+		hosts  string
+		ghosts int
+		env    []string
+	}{
+		{"2nodes", "a:3,b:3", 1, nil},
+		{"2nodes_ng2", "a:4,b:4", 2, nil},
+		{"1node_node_local_off", "", 1, []string{"GHOST_NODE_LOCAL=off"}},
+	} {
+		for _, k := range []int{0, 2, 3} {
+			t.Run(fmt.Sprintf("%s_k%d", tc.name, k), func(t *testing.T) {
+				env := append([]string{fmt.Sprintf("GHOST_TEST_FAULT=lock_all_word:%d", k)}, tc.env...)
+				r := ghostRun(t, job{users: 4, ghosts: tc.ghosts, hosts: tc.hosts, env: env, args: []string{bin}, timeout: time.Minute})
+				expectChecks(t, r, 4)
+				if got := strings.Count(r.stderr, "GHOST_TEST_FAULT is set"); got != 4+tc.ghosts*max(1, strings.Count(tc.hosts, ":")) {
+					t.Errorf("%d processes said GHOST_TEST_FAULT is set\n%s", got, r)
+				}
+				noneLeft(t, bin)
+			})
+		}
+	}
+}

@@ -149,6 +149,11 @@ type Config struct {
 	// NodeLocalOff turns the node-local path off (GHOST_NODE_LOCAL=off):
 	// windows on one node are then built like windows that span nodes.
 	NodeLocalOff bool
+	// FaultLockAllWord is K+1 for GHOST_TEST_FAULT=lock_all_word:K: the
+	// first MPI_Win_lock_all of each process that takes lock words fails
+	// at target K (Ghost's own tests of that path); 0: no fault, so that
+	// the zero Config has none.
+	FaultLockAllWord int
 }
 
 // DefaultMetricsAddr is GHOST_METRICS_ADDR's default: loopback only.
@@ -373,6 +378,19 @@ var Vars = []Var{
 				c.Pprof = b
 			}
 			return ok
+		},
+	},
+	{
+		Name: "GHOST_TEST_FAULT", ReadBy: "library (users)", Accepted: "lock_all_word:K, K a target rank from 0", Default: "unset (no fault)",
+		Doc: "For Ghost's own tests only: makes the first MPI_Win_lock_all of each process that takes lock words fail at target K, after it took the words of targets 0 to K-1, as if the atomic on K's word had failed. No erroneous MPI program reaches that failure path, whose duty is to give back the words taken. Every process that has it set says so at MPI_Init.",
+		set: func(c *Config, v string) bool {
+			k, ok := strings.CutPrefix(strings.TrimSpace(v), "lock_all_word:")
+			n, err := strconv.Atoi(k)
+			if !ok || err != nil || n < 0 {
+				return false
+			}
+			c.FaultLockAllWord = n + 1
+			return true
 		},
 	},
 }
