@@ -103,6 +103,8 @@ func TestDocsExamples(t *testing.T) {
 		ghostRun(t, job{users: 2, ghosts: 1, args: []string{world, "2", "2"}, timeout: short,
 			env: []string{"GHOST_THRESHOLDS=" + filepath.Join(bad, "t.json")}}),
 		abortWithNotice(t, lifecycle),
+		// A fatal error on a window, with the user rank named.
+		ghostRun(t, job{users: 2, ghosts: 1, args: []string{program(t, "fatal.c"), "win"}, timeout: short}),
 		// An allocation too small for the job, as `ghost run` sees it from
 		// Slurm's variables; nothing is started.
 		execute(t, job{env: []string{"SLURM_JOB_ID=5", "SLURM_JOB_NODELIST=n[1-2]", "SLURM_JOB_NUM_NODES=2",
