@@ -145,7 +145,15 @@ const char *ghost_life_reason(void) { return why_leaving; }
 /* Tells a PMI-1 server (hydra's proxy) that this process is done, so that
  * closing the connection at exit is not a failure that makes the proxy kill
  * the node's processes, the users still on their way out included. Other
- * launchers (no PMI_FD) need nothing. */
+ * launchers (no PMI_FD) need nothing.
+ *
+ * The message must be in the protocol this process's own PMI client spoke
+ * on PMI_FD. MPICH 4.0.2's client speaks only PMI-1 ("cmd=init
+ * pmi_version=1"), also under srun --mpi=pmi2: Slurm's pmi2 plugin serves
+ * PMI-1 clients on the same descriptor and answers this message with
+ * "cmd=finalize_ack" (seen with strace in the test cluster). Slurm does not
+ * end a step early for a task that exits without it, so there it only
+ * keeps the protocol tidy (TestSlurm/leaving: statuses equal plain's). */
 static void pmi_finalize(void)
 {
     const char *env = getenv("PMI_FD");
