@@ -31,7 +31,7 @@ static MPI_Comm wake_comm = MPI_COMM_NULL;
 static MPI_Request wake_req = MPI_REQUEST_NULL;
 static uint64_t *last_wake; /* by world rank */
 
-static long futex(uint32_t *addr, int op, uint32_t val, const struct timespec *timeout)
+long ghost_futex(uint32_t *addr, int op, uint32_t val, const struct timespec *timeout)
 {
     return syscall(SYS_futex, addr, op, val, timeout, NULL, 0);
 }
@@ -67,7 +67,7 @@ void ghost_ring_slow(int local_ghost)
 {
     uint32_t *bell = &ghost_node_ctl->ghost[local_ghost].doorbell;
     __atomic_add_fetch(bell, 1, __ATOMIC_SEQ_CST);
-    futex(bell, FUTEX_WAKE, 1, NULL);
+    ghost_futex(bell, FUTEX_WAKE, 1, NULL);
 }
 
 void ghost_wake_remote(int world_rank)
@@ -93,7 +93,7 @@ int ghost_doze(int local_ghost, int64_t ns)
     int woken = ghost_wake_poll();
     if (!woken && __atomic_load_n(bell, __ATOMIC_SEQ_CST) == seen) {
         struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
-        futex(bell, FUTEX_WAIT, seen, &ts);
+        ghost_futex(bell, FUTEX_WAIT, seen, &ts);
     }
     __atomic_store_n(&ghost_node_ctl->ghost[local_ghost].sleeping, 0, __ATOMIC_RELAXED);
     return woken || __atomic_load_n(bell, __ATOMIC_ACQUIRE) != seen;

@@ -4,6 +4,8 @@
 
 #include "ghost.h" /* GHOST_MAX_NG, from c/zconst.h */
 
+#include <time.h>
+
 /* One per node, in shared memory. Each ghost's words sit on their own cache
  * line so that origins reading one ghost's flag never share a line with
  * another ghost's futex traffic. */
@@ -22,6 +24,8 @@ int ghost_doorbell_setup(MPI_Comm node, int local_rank, MPI_Comm world_dup);
 int ghost_doorbell_teardown(void);
 
 void ghost_ring_slow(int local_ghost);
+/* The futex system call, for words in node shared memory (life.c too). */
+long ghost_futex(uint32_t *addr, int op, uint32_t val, const struct timespec *timeout);
 
 /* Origin side, on every redirected operation to a ghost of this node:
  * before the operation is issued, so that a sleeping ghost wakes while the

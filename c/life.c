@@ -31,6 +31,8 @@
 #include "ghost.h"
 
 #include <dlfcn.h>
+#include <linux/futex.h>
+#include <stdint.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -52,7 +54,8 @@
 
 typedef struct {
     uint32_t departed; /* users that left without MPI_Finalize */
-    uint32_t pad[15];
+    uint32_t released; /* a departing user saw every ghost reaped (futex) */
+    uint32_t pad[14];
     int32_t pid[]; /* by node-local rank */
 } life_block_t;
 
@@ -80,8 +83,10 @@ int ghost_life_setup(MPI_Comm node, int local_rank, int local_size, int ghosts, 
     is_ghost = ghost;
     my_pid = getpid();
     parent_pid = getppid();
-    if (local_rank == 0)
+    if (local_rank == 0) {
         __atomic_store_n(&block->departed, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&block->released, 0, __ATOMIC_RELAXED);
+    }
     block->pid[local_rank] = (int32_t)my_pid;
     rc = ghost_real_barrier(node); /* every pid is written before anyone reads one */
     if (rc != MPI_SUCCESS || !ghost)
@@ -228,11 +233,21 @@ __attribute__((destructor)) static void user_leaving(void)
          * reaped when this process ends shifts that order, so that a user
          * the proxy kills next is more often reaped (and recorded) as
          * killed than without Ghost. */
-        for (int waited = 0; waited < REAP_WAIT_MS && kill(block->pid[g], 0) == 0; waited += 2) {
+        for (int waited = 0; waited < REAP_WAIT_MS && kill(block->pid[g], 0) == 0 &&
+                             !__atomic_load_n(&block->released, __ATOMIC_ACQUIRE);
+             waited += 2) {
             struct timespec ts = {0, 2000000};
-            nanosleep(&ts, NULL);
+            ghost_futex(&block->released, FUTEX_WAIT, 0, &ts);
         }
     }
+    /* Every user of the node that leaves now goes at once: the first whose
+     * exit the proxy sees makes it kill the node's other processes, and a
+     * user still in this wait then was killed, recorded as 9 or 0 by
+     * chance (TestGhostLeavesWithItsUsers/2nodes exited 9 instead of 5).
+     * Whoever sees the ghosts reaped first releases the others, who would
+     * otherwise each see it up to a polling period later. */
+    __atomic_store_n(&block->released, 1, __ATOMIC_RELEASE);
+    ghost_futex(&block->released, FUTEX_WAKE, INT32_MAX, NULL);
 }
 
 /* A rank's children are not MPI ranks: a shell from system() or popen(), a
