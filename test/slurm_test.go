@@ -156,24 +156,33 @@ func TestSlurm(t *testing.T) {
 	// with its users tells it that it is done in the protocol its own MPI
 	// library spoke on that connection (c/life.c).
 	t.Run("leaving", func(t *testing.T) {
-		bin := program(t, "ending.c")
+		bin, ghostBin := program(t, "ending.c"), ghost
 		plainArgs := map[string][]string{
 			"srun":  {"srun", "--mpi=pmi2", "-n", "2", "--ntasks-per-node=1"},
 			"hydra": {"mpiexec.hydra", "-launcher", "slurm", "-hosts", "n1:1,n2:1", "-n", "2"},
 		}
 		for _, l := range launchers {
 			for _, args := range [][]string{{"sleep", "0"}, {"exitone", "3"}, {"return", "5"}} {
+				// hydra under srun records a rank that its proxy kills during
+				// cleanup as 0 or 9 by chance, without Ghost too (plain
+				// "exitone" once ended with 1 there): a pair that differs is
+				// run again, at most three pairs, as in
+				// TestExitStatusLikePlain; a real difference shows in each.
 				t.Run(l.name+"_"+strings.Join(args, "_"), func(t *testing.T) {
-					plain := c.salloc(t, 2, 2, nil, append(append([]string{}, plainArgs[l.name]...), append([]string{bin}, args...)...)...)
-					ghost := c.salloc(t, 2, 2, []string{l.env, "GHOST_VERBOSE=info"}, append([]string{ghost, "run", "-n", "2", "--", bin}, args...)...)
-					if args[0] != "sleep" {
-						if left := ghostLines(ghost.stderr, "without MPI_Finalize; leaving"); len(left) != 2 {
-							t.Errorf("%d ghost(s) left by themselves, want 2\n%s", len(left), ghost)
+					var plain, ghost result
+					for range 3 {
+						plain = c.salloc(t, 2, 2, nil, append(append([]string{}, plainArgs[l.name]...), append([]string{bin}, args...)...)...)
+						ghost = c.salloc(t, 2, 2, []string{l.env, "GHOST_VERBOSE=info"}, append([]string{ghostBin, "run", "-n", "2", "--", bin}, args...)...)
+						if args[0] != "sleep" {
+							if left := ghostLines(ghost.stderr, "without MPI_Finalize; leaving"); len(left) != 2 {
+								t.Fatalf("%d ghost(s) left by themselves, want 2\n%s", len(left), ghost)
+							}
+						}
+						if plain.code == ghost.code && !plain.timedOut && !ghost.timedOut {
+							return
 						}
 					}
-					if plain.code != ghost.code || plain.timedOut || ghost.timedOut {
-						fail(t, "plain: %d, Ghost: %d\n--- plain\n%s\n--- ghost\n%s", plain.code, ghost.code, plain, ghost)
-					}
+					fail(t, "plain: %d, Ghost: %d\n--- plain\n%s\n--- ghost\n%s", plain.code, ghost.code, plain, ghost)
 				})
 			}
 		}
