@@ -644,6 +644,11 @@ static ghost_win_t *new_window(int n, int me, MPI_Win handle, void *base, MPI_Ai
     w->disp_unit = disp_unit;
     w->no_local_load_store = hints->no_local_load_store;
     w->epochs = hints->epochs; /* reported; every kind of epoch works here */
+    /* Every user is on this node, so its slot there is its rank. Set before
+     * the window is registered: registering counts it for the node's
+     * metrics only on the process with slot 0, as unregistering does. */
+    for (int r = 0; r < n; r++)
+        w->t[r].slot = r;
     if (ghost_win_register(w) != 0) {
         ghost_win_delete(w);
         return NULL;
@@ -669,7 +674,6 @@ static void set_target(ghost_win_t *w, int r, char *addr, MPI_Aint ctl_at)
     t->addr = addr;
     t->size = t->ctl->size;
     t->disp_unit = (int)t->ctl->disp_unit;
-    t->slot = r;
     t->self = r;
 }
 
