@@ -9,6 +9,8 @@
  * With argv[3] = "switch-off", the window's redirection is switched off with
  * MPI_Win_set_info(async_config=off, symmetric=true) first: operations then
  * go straight to the target, which behaves like plain MPICH again. */
+#include "async_state.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,12 +36,7 @@ int main(int argc, char **argv)
     MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
     *mem = 0;
     if (argc > 3 && strcmp(argv[3], "switch-off") == 0) {
-        MPI_Info info;
-        MPI_Info_create(&info);
-        MPI_Info_set(info, "async_config", "off");
-        MPI_Info_set(info, "symmetric", "true");
-        MPI_Win_set_info(win, info);
-        MPI_Info_free(&info);
+        set_async_config(win, "off");
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1) {

@@ -15,6 +15,8 @@
  * exists (at most 120 s), so that a scraper can read the exporters; without
  * it they finalize right after the last operation.
  */
+#include "async_state.h"
+
 #include <mpi.h>
 
 #include <stdint.h>
@@ -68,12 +70,7 @@ int main(int argc, char **argv)
 
     ops(win, target, 3, 4, 5, 6, 7, 8, 1, 1);
 
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "async_config", "off");
-    MPI_Info_set(info, "symmetric", "true");
-    MPI_Win_set_info(win, info);
-    MPI_Info_free(&info);
+    set_async_config(win, "off");
 
     ops(win, target, 1, 2, 3, 4, 5, 6, 0, 1);
 

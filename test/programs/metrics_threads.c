@@ -8,6 +8,8 @@
  *
  * usage: metrics_threads
  */
+#include "async_state.h"
+
 #include <mpi.h>
 
 #include <pthread.h>
@@ -34,14 +36,10 @@ static void *issue(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided, rank, size;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    int rank, size;
+    init_thread_multiple(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (provided != MPI_THREAD_MULTIPLE) {
-        printf("rank %d: MPI_THREAD_MULTIPLE not provided (%d)\n", rank, provided);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
     int64_t *mem;
     MPI_Win_allocate(sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
     *mem = 0;

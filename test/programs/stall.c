@@ -39,12 +39,7 @@ static void spin(double s)
  * a computing target used to keep the vote off. */
 static void redirection_off(MPI_Win win)
 {
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "async_config", "off");
-    MPI_Info_set(info, "symmetric", "true");
-    MPI_Win_set_info(win, info);
-    MPI_Info_free(&info);
+    set_async_config(win, "off");
     CHECK(!state_on(win), "redirection on after set_info(async_config=off, symmetric=true)");
 }
 

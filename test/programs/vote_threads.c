@@ -75,14 +75,10 @@ static void *work(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided, rank, size;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    int rank, size;
+    init_thread_multiple(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (provided != MPI_THREAD_MULTIPLE) {
-        printf("rank %d: MPI_THREAD_MULTIPLE not provided (%d)\n", rank, provided);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
     int phases = argc > 1 ? atoi(argv[1]) : 4;
     phase_s = (argc > 2 ? atof(argv[2]) : 300) / 1000;
     target = (rank + 1) % size;
