@@ -78,6 +78,45 @@ static void require_abi(void)
     }
 }
 
+/* ---- MPI loaded with dlopen --------------------------------------------- */
+
+#ifdef GHOST_ABI_MPICH
+/* libghost.so links no MPI, and Python maps none until a script imports
+ * mpi4py: its MPI module, and the MPI library below it, come with dlopen,
+ * after the constructor above found nothing to resolve, and the module's
+ * first call (MPI_Initialized, before MPI_Init) binds to Ghost's wrapper,
+ * whose pointer is still NULL: a segmentation fault, where Debian's mpi4py
+ * (Open MPI) should get require_abi's line. So every dlopen is watched
+ * until an MPI library arrives; then the library that defines PMPI_Init is
+ * made global (as mpi4py itself does for Open MPI; Python opens modules
+ * RTLD_LOCAL, where RTLD_NEXT would not see it), the pointers are
+ * resolved, and the ABI check of MPI_Init runs at once, during the import,
+ * before any wrapper is used. Afterwards the hook costs one branch per
+ * dlopen. One difference remains: glibc reads the caller of dlopen to
+ * search a bare name along the caller's RUNPATH, and the caller is now
+ * this library, which has none; names with a slash, and bare names found
+ * through LD_LIBRARY_PATH or ldconfig's cache (mpi4py's libmpi.so.40), are
+ * found as before. libghost-openmpi.so links Open MPI's libmpi, so its
+ * pointers are resolved at load and it needs no hook. */
+void *dlopen(const char *file, int mode)
+{
+    static void *(*real_dlopen)(const char *, int);
+    if (real_dlopen == NULL)
+        real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+    void *handle = real_dlopen(file, mode);
+    if (handle == NULL || GHOST_REAL(MPI_Init) != NULL)
+        return handle;
+    void *init = dlsym(handle, "PMPI_Init");
+    Dl_info info;
+    if (init == NULL || !dladdr(init, &info) || info.dli_fname == NULL)
+        return handle;
+    real_dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+    ghost_resolve_real();
+    require_abi();
+    return handle;
+}
+#endif
+
 /* ---- init and finalize -------------------------------------------------- */
 
 int PMPI_Init(int *argc, char ***argv)
