@@ -46,6 +46,7 @@ func programMPI(argv []string, lookPath func(string) (string, error)) (linkedMPI
 	if err != nil {
 		return linkedMPI{}, err
 	}
+	command := path
 	script := false
 	for i := 0; ; i++ {
 		interp, err := scriptInterpreter(path, lookPath)
@@ -65,14 +66,17 @@ func programMPI(argv []string, lookPath func(string) (string, error)) (linkedMPI
 	if err != nil {
 		return m, err
 	}
-	if soname == "" && strings.HasPrefix(filepath.Base(path), "python") {
-		// The Python source is the script itself, or the interpreter's
-		// first argument.
-		source := argv[0]
-		if !script {
-			source = pythonSource(argv[1:])
-		}
-		soname, via = pythonMPI(path, source)
+	switch {
+	case soname != "":
+	case strings.HasPrefix(filepath.Base(argv[0]), "python"):
+		// The interpreter, or a script in its place that runs one (pyenv's
+		// shims): asked as the command given, it answers for the Python
+		// that will run. The source is its first argument.
+		soname, via = pythonMPI(command, pythonSource(argv[1:]))
+		m.python = soname != ""
+	case strings.HasPrefix(filepath.Base(path), "python"):
+		// A script whose interpreter is Python.
+		soname, via = pythonMPI(path, argv[0])
 		m.python = soname != ""
 	}
 	m.Soname, m.Via, m.Family = soname, via, programFamily(soname)
@@ -257,16 +261,11 @@ func scriptInterpreter(path string, lookPath func(string) (string, error)) (stri
 	return "", fmt.Errorf("%s: #! line runs env without a command", path)
 }
 
-// foreignMPIError is nil unless argv0 uses an MPI whose ABI libghost.so
-// was not built for (today: Open MPI); then it says so in one sentence
-// that names the library, and what to do. A program whose MPI cannot be
-// told (not found, static MPI, unreadable) is not refused: mpiexec and
-// libghost.so's own check at MPI_Init have the last word.
-func foreignMPIError(argv []string, lookPath func(string) (string, error)) error {
-	m, err := programMPI(argv, lookPath)
-	if err != nil || m.Family != "Open MPI" {
-		return nil
-	}
+// foreignMPIError says, in one sentence that names the library and what
+// to do, that ghost run cannot take argv0, an Open MPI program (m, from
+// programMPI): libghost.so is built for MPICH's ABI, and Ghost's library
+// for Open MPI's (openMPIABI) was not found (runOpenMPI).
+func foreignMPIError(argv []string, m linkedMPI) error {
 	how := m.Soname
 	if o := m.origin(); o != "" {
 		how += ", " + o
@@ -275,6 +274,8 @@ func foreignMPIError(argv []string, lookPath func(string) (string, error)) error
 	if m.python {
 		remedy = "use an mpi4py built on MPICH (MPICC=mpicc.mpich pip install mpi4py)"
 	}
-	return fmt.Errorf("libghost.so was built for MPICH's ABI; %s uses Open MPI (%s), whose handles it cannot pass: "+
-		"%s, or run it without Ghost; see docs/openmpi.md", argv[0], how, remedy)
+	return fmt.Errorf("libghost.so was built for MPICH's ABI and no %s, Ghost's library for Open MPI, was found; "+
+		"%s uses Open MPI (%s), whose handles libghost.so cannot pass: build %s (make) or set %s, %s, "+
+		"or run it without Ghost; see docs/openmpi.md",
+		openMPIABI.LibName, argv[0], how, openMPIABI.LibName, openMPIABI.LibVar, remedy)
 }

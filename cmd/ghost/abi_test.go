@@ -96,9 +96,6 @@ func TestProgramMPI(t *testing.T) {
 	if err != nil || m.ELF != self || !m.Script || m.Soname != "" || m.Family != "" {
 		t.Errorf("script: %+v, %v; want the test binary, no MPI", m, err)
 	}
-	if err := foreignMPIError([]string{script}, fakePath); err != nil {
-		t.Errorf("foreignMPIError on a program without MPI: %v", err)
-	}
 
 	loop := writeScript(t, dir, "loop.sh", "#!"+filepath.Join(dir, "loop.sh")+"\n")
 	if _, err := programMPI([]string{loop}, fakePath); err == nil || !strings.Contains(err.Error(), "levels of #! interpreters") {
@@ -108,8 +105,34 @@ func TestProgramMPI(t *testing.T) {
 		t.Error("a program not on PATH: no error")
 	}
 	// ghost run leaves programs it cannot read to mpiexec, which says why.
-	if err := foreignMPIError([]string{filepath.Join(dir, "nonexistent")}, fakePath); err != nil {
-		t.Errorf("foreignMPIError on a missing program: %v, want nil", err)
+	if m, err := programMPI([]string{filepath.Join(dir, "nonexistent")}, fakePath); err == nil || m.Family != "" {
+		t.Errorf("programMPI on a missing program: %+v, %v; want an error and no family", m, err)
+	}
+}
+
+// The refusal when Ghost's Open MPI library is missing names the program,
+// where its Open MPI was found, and both ways out.
+func TestForeignMPIError(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		m    linkedMPI
+		want []string
+	}{
+		{"binary", linkedMPI{Soname: "libmpi.so.40", Family: "Open MPI"},
+			[]string{"./app uses Open MPI (libmpi.so.40)", "no libghost-openmpi.so", "set GHOST_LIB_OPENMPI", "mpicc.mpich", "docs/openmpi.md"}},
+		{"mpi4py", linkedMPI{Soname: "libmpi.so.40", Via: "mpi4py's MPI.so", Family: "Open MPI", python: true},
+			[]string{"(libmpi.so.40, needed by mpi4py's MPI.so)", "MPICC=mpicc.mpich pip install mpi4py"}},
+		{"script", linkedMPI{ELF: "/usr/bin/python3", Script: true, Soname: "libmpi.so.40", Family: "Open MPI"},
+			[]string{"through its interpreter /usr/bin/python3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := foreignMPIError([]string{"./app"}, tc.m).Error()
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("%q does not say %q", msg, w)
+				}
+			}
+		})
 	}
 }
 

@@ -43,6 +43,8 @@ func main() {
 			os.Exit(reportMetricsCommand(os.Args[2:], os.Stdout, os.Stderr))
 		}
 		os.Exit(reportCommand(os.Args[2:], os.Stdout, os.Stderr))
+	case fakeNodeAgent: // mpirun's rsh agent for Open MPI fake nodes, not for people
+		os.Exit(fakeNodeAgentCommand(os.Args[2:], os.Stderr))
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 	default:

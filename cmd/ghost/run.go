@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,7 +18,9 @@ import (
 const runUsage = `usage: ghost run -n N [-g G] [--hosts nodeA:k,nodeB:k] [--mpiexec-arg X]... [--dry-run] -- prog [args...]
 
 Starts N user ranks of prog plus G ghost processes on every node, through
-MPICH's hydra mpiexec. The program sees an MPI_COMM_WORLD of exactly N ranks.
+MPICH's hydra mpiexec, or through Open MPI's mpirun when prog uses Open MPI
+(its DT_NEEDED; a script's interpreter; mpi4py's module for Python). The
+program sees an MPI_COMM_WORLD of exactly N ranks.
 
   -n N              user ranks (required)
   -g G              ghosts per node (default: GHOST_NG, else auto: 1 per
@@ -37,6 +38,13 @@ from ../lib relative to it. mpiexec is GHOST_MPIEXEC if set, else the first
 of mpiexec.hydra, mpiexec.mpich, mpiexec on PATH. LD_PRELOAD and GHOST_NG
 reach the ranks through -genv, so mpiexec and hydra's proxies never load
 Ghost.
+
+For Open MPI programs the library is libghost-openmpi.so (GHOST_LIB_OPENMPI,
+found the same way; without it the program is refused) and the launcher
+GHOST_MPIRUN, else mpirun.openmpi or orterun, with --oversubscribe,
+--allow-run-as-root as root, and -x for LD_PRELOAD, GHOST_NG and every
+GHOST_* variable. --hosts fakes the nodes with ghost as mpirun's rsh agent;
+--mpiexec-arg passes mpirun options.
 `
 
 // runOptions is a parsed `ghost run` command line.
@@ -146,23 +154,9 @@ func autoGhosts(users int, hostList string, getenv func(string) string) int {
 	return config.ResolveNG(config.NGAuto, nodes, true) // the launcher starts the ghosts' processes itself
 }
 
-// findLibrary locates libghost.so for the ranks.
+// findLibrary locates libghost.so, the library for MPICH programs.
 func findLibrary(getenv func(string) string, exe string) (string, error) {
-	if p := getenv("GHOST_LIB"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("GHOST_LIB=%q: %v", p, err)
-		}
-		return filepath.Abs(p)
-	}
-	dir := filepath.Dir(exe)
-	candidates := []string{filepath.Join(dir, "libghost.so"), filepath.Join(dir, "..", "lib", "libghost.so")}
-	for _, c := range candidates {
-		if _, err := os.Stat(c); err == nil {
-			return filepath.Abs(c)
-		}
-	}
-	return "", fmt.Errorf("libghost.so not found (looked in %s); build it with make, or set GHOST_LIB",
-		strings.Join(candidates, ", "))
+	return findLibraryFor(mpichABI, getenv, exe)
 }
 
 // findMpiexec prefers hydra by name: once Open MPI is installed too (NWChem
@@ -215,16 +209,18 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ghost run: %v\n", err)
 		return 2
 	}
-	// Refuse before anything starts: an Open MPI program would crash in
-	// its first MPI call on every rank.
-	if err := foreignMPIError(o.program, exec.LookPath); err != nil {
-		fmt.Fprintf(stderr, "ghost run: %v\n", err)
-		return 2
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintf(stderr, "ghost run: %v\n", err)
 		return 1
+	}
+	// The program's MPI picks the library and the launcher, before
+	// anything starts: libghost.so in an Open MPI program would crash in
+	// its first MPI call on every rank. A program whose MPI cannot be
+	// told (static, unreadable) goes to MPICH's launcher, where the
+	// library's own check at MPI_Init has the last word.
+	if m, err := programMPI(o.program, exec.LookPath); err == nil && m.Family == openMPIABI.Family {
+		return runOpenMPI(o, m, exe, stdout, stderr)
 	}
 	lib, err := findLibrary(os.Getenv, exe)
 	if err != nil {

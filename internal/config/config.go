@@ -398,7 +398,9 @@ var Vars = []Var{
 // LauncherVars are read by `ghost run`, not by the library.
 var LauncherVars = []Var{
 	{Name: "GHOST_LIB", ReadBy: "`ghost run`", Accepted: "a path to libghost.so", Default: "libghost.so beside the ghost binary, then ../lib/libghost.so", Doc: "The library `ghost run` preloads, instead of the one beside the ghost binary."},
+	{Name: "GHOST_LIB_OPENMPI", ReadBy: "`ghost run`", Accepted: "a path to libghost-openmpi.so", Default: "libghost-openmpi.so beside the ghost binary, then ../lib/libghost-openmpi.so", Doc: "The library `ghost run` preloads into Open MPI programs, instead of the one beside the ghost binary."},
 	{Name: "GHOST_MPIEXEC", ReadBy: "`ghost run`", Accepted: "a path to a hydra mpiexec", Default: "mpiexec.hydra, then mpiexec.mpich, then mpiexec", Doc: "The mpiexec `ghost run` uses."},
+	{Name: "GHOST_MPIRUN", ReadBy: "`ghost run` for Open MPI programs", Accepted: "a path or command name of Open MPI's mpirun", Default: "mpirun.openmpi, then orterun", Doc: "The Open MPI mpirun `ghost run` uses for Open MPI programs."},
 	{Name: "GHOST_LAUNCHER", ReadBy: "`ghost run` inside a Slurm allocation", Accepted: "srun or hydra", Default: "srun", Doc: "What starts the processes when `ghost run` runs inside a Slurm allocation: srun --mpi=pmi2, or hydra's mpiexec with its Slurm launcher."},
 	{Name: "GHOST_SRUN", ReadBy: "`ghost run` inside a Slurm allocation", Accepted: "a path or command name of srun", Default: "srun", Doc: "The srun `ghost run` uses inside a Slurm allocation."},
 }
