@@ -2,6 +2,7 @@ package test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,9 +45,9 @@ func openMPIProgram(t *testing.T) string {
 	return openMPIProg
 }
 
-// openMPIRun runs prog on 2 ranks with Open MPI's own launcher; preload
+// openMPIRun runs argv on 2 ranks with Open MPI's own launcher; preload
 // puts libghost.so into the ranks.
-func openMPIRun(t *testing.T, prog string, preload bool) result {
+func openMPIRun(t *testing.T, preload bool, argv ...string) result {
 	t.Helper()
 	args := []string{"--oversubscribe", "-n", "2"}
 	if os.Geteuid() == 0 {
@@ -55,7 +56,43 @@ func openMPIRun(t *testing.T, prog string, preload bool) result {
 	if preload {
 		args = append(args, "-x", "LD_PRELOAD="+filepath.Join(buildDir, "libghost.so"))
 	}
-	return execute(t, job{timeout: 60 * time.Second}, "mpirun.openmpi", append(args, prog, "2", "2")...)
+	return execute(t, job{timeout: 60 * time.Second}, "mpirun.openmpi", append(args, argv...)...)
+}
+
+// openMPILibrary is Ghost's library for Open MPI's ABI in the build
+// directory, or "" while it is not built: ghost run takes it from beside
+// the ghost binary.
+func openMPILibrary() string {
+	p := filepath.Join(buildDir, "libghost-openmpi.so")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// mpi4pyPython is a Python interpreter with Debian's mpi4py (built on Open
+// MPI): python3 on PATH when it has it, else /usr/bin/python3; the test
+// is skipped without one.
+func mpi4pyPython(t *testing.T) string {
+	t.Helper()
+	for _, python := range []string{"python3", "/usr/bin/python3"} {
+		if exec.Command(python, "-c", "import mpi4py.MPI").Run() == nil {
+			return python
+		}
+	}
+	t.Skip("no python3 with mpi4py (python3-mpi4py, which make deps and .ci/run install)")
+	return ""
+}
+
+// mpi4pyApp writes a script that prints its rank and the world's size.
+func mpi4pyApp(t *testing.T) string {
+	t.Helper()
+	app := filepath.Join(t.TempDir(), "app.py")
+	src := "from mpi4py import MPI\nw = MPI.COMM_WORLD\nprint('rank %d of %d' % (w.Get_rank(), w.Get_size()))\n"
+	if err := os.WriteFile(app, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return app
 }
 
 // libraryInParens is the library file a refusal names.
@@ -113,11 +150,19 @@ func TestOpenMPIRefused(t *testing.T) {
 	t.Run("plain", func(t *testing.T) {
 		// The program itself is sound under Open MPI: what follows is
 		// Ghost's refusal, not a broken build.
-		if r := openMPIRun(t, prog, false); r.code != 0 {
+		if r := openMPIRun(t, false, prog, "2", "2"); r.code != 0 {
 			t.Fatalf("plain Open MPI run failed:\n%s", r)
 		}
 	})
+	// ghost run refuses an Open MPI program only while Ghost's Open MPI
+	// library is missing; once built, TestOpenMPILauncher runs it.
+	noOpenMPILibrary := func(t *testing.T) {
+		if lib := openMPILibrary(); lib != "" {
+			t.Skipf("%s is built: ghost run starts Open MPI programs with it (TestOpenMPILauncher)", lib)
+		}
+	}
 	t.Run("ghost-run", func(t *testing.T) {
+		noOpenMPILibrary(t)
 		start := time.Now()
 		r := ghostRun(t, job{users: 2, args: []string{prog, "2", "2"}})
 		if r.code != 2 {
@@ -154,15 +199,9 @@ func TestOpenMPIRefused(t *testing.T) {
 	t.Run("mpi4py", func(t *testing.T) {
 		// Debian's python3-mpi4py is built on Open MPI; python3 itself
 		// links no MPI, so ghost run reads the script and mpi4py's module.
-		const python = "/usr/bin/python3"
-		if err := exec.Command(python, "-c", "import mpi4py").Run(); err != nil {
-			t.Skipf("%s has no mpi4py (python3-mpi4py, which make deps and .ci/run install)", python)
-		}
-		app := filepath.Join(t.TempDir(), "app.py")
-		if err := os.WriteFile(app, []byte("from mpi4py import MPI\nprint(MPI.COMM_WORLD.Get_rank())\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		r := ghostRun(t, job{users: 2, args: []string{python, app}})
+		noOpenMPILibrary(t)
+		python := mpi4pyPython(t)
+		r := ghostRun(t, job{users: 2, args: []string{python, mpi4pyApp(t)}})
 		if r.code != 2 || r.stdout != "" {
 			t.Fatalf("exit %d, want 2 and nothing started:\n%s", r.code, r)
 		}
@@ -173,10 +212,76 @@ func TestOpenMPIRefused(t *testing.T) {
 		}
 	})
 	t.Run("preload", func(t *testing.T) {
-		r := openMPIRun(t, prog, true)
+		r := openMPIRun(t, true, prog, "2", "2")
 		if r.code == 0 {
 			t.Fatalf("the preloaded run succeeded:\n%s", r)
 		}
 		check(t, r, "ghost: error: ")
+	})
+	t.Run("preload-mpi4py", func(t *testing.T) {
+		// Python maps Open MPI with dlopen at the import, after the
+		// library's constructor, and mpi4py calls MPI_Initialized before
+		// MPI_Init: the library must still refuse with its line (it used
+		// to die there with a segmentation fault).
+		python := mpi4pyPython(t)
+		r := openMPIRun(t, true, python, mpi4pyApp(t))
+		if r.code == 0 || strings.Contains(r.stdout, "rank ") {
+			t.Fatalf("the preloaded mpi4py run went on:\n%s", r)
+		}
+		check(t, r, "ghost: error: ")
+	})
+}
+
+// TestOpenMPILauncher: ghost run starts an Open MPI program with Ghost's
+// Open MPI library through Open MPI's mpirun, on one host and on two fake
+// nodes, and `ghost run -n 2 -- python3 app.py` for Debian's mpi4py. Until
+// libghost-openmpi.so is built, a stand-in library (no MPI wrappers, no
+// ghosts: -g 0) checks the launch itself through GHOST_LIB_OPENMPI: the
+// ranks start under mpirun.openmpi, the world has the users only, fake
+// nodes are separate shared-memory nodes; once it is built, the same runs
+// take it with one ghost per node.
+func TestOpenMPILauncher(t *testing.T) {
+	prog := openMPIProgram(t)
+	var env []string
+	ghosts := 1
+	if openMPILibrary() == "" {
+		stand := filepath.Join(t.TempDir(), "libstandin.so")
+		src := filepath.Join(t.TempDir(), "standin.c")
+		if err := os.WriteFile(src, []byte("/* preloaded in place of libghost-openmpi.so */\nint ghost_standin;\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command("cc", "-shared", "-fPIC", "-o", stand, src).CombinedOutput(); err != nil {
+			t.Fatalf("cc: %v\n%s", err, out)
+		}
+		env, ghosts = []string{"GHOST_LIB_OPENMPI=" + stand}, 0
+		t.Logf("libghost-openmpi.so is not built: a stand-in library, no ghosts")
+	}
+	ok := func(t *testing.T, r result) {
+		t.Helper()
+		if r.code != 0 {
+			t.Fatalf("exit %d:\n%s", r.code, r)
+		}
+		if strings.Contains(r.stderr, "ghost run:") {
+			t.Errorf("ghost run complained:\n%s", r)
+		}
+	}
+	t.Run("one-host", func(t *testing.T) {
+		ok(t, ghostRun(t, job{users: 2, ghosts: ghosts, env: env, args: []string{prog, "2", "2"}}))
+	})
+	t.Run("fake-nodes", func(t *testing.T) {
+		// One user per fake node: world.c checks that MPI_Comm_split_type
+		// sees nodes of 1 user, which Open MPI gives only when each fake
+		// node's daemon has its own session and shared-memory directory.
+		hosts := fmt.Sprintf("nodeA:%d,nodeB:%d", 1+ghosts, 1+ghosts)
+		ok(t, ghostRun(t, job{users: 2, ghosts: ghosts, hosts: hosts, env: env, args: []string{prog, "2", "1"}}))
+	})
+	t.Run("mpi4py", func(t *testing.T) {
+		r := ghostRun(t, job{users: 2, ghosts: ghosts, env: env, args: []string{mpi4pyPython(t), mpi4pyApp(t)}})
+		ok(t, r)
+		for _, want := range []string{"rank 0 of 2", "rank 1 of 2"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("stdout does not say %q:\n%s", want, r)
+			}
+		}
 	})
 }
