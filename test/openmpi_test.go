@@ -186,14 +186,34 @@ func TestOpenMPIRefused(t *testing.T) {
 					Verdict string
 				}
 			}
+			MPIs []struct {
+				Family       string
+				Installed    bool
+				GhostLibrary *struct{ Path string } `json:"ghost_library"`
+			}
 			Errors []string
 		}
 		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
 			t.Fatalf("doctor --json printed no JSON document: %v\n%s", err, r)
 		}
 		p := doc.MPI.Program
-		if r.code != 1 || p.ABI != "Open MPI" || p.OK || !strings.Contains(p.Verdict, "libmpi.so.40") {
+		if lib := openMPILibrary(); lib != "" {
+			if !p.OK || p.ABI != "Open MPI" || !strings.Contains(p.Verdict, lib) {
+				t.Errorf("doctor on an Open MPI program with %s built: program %+v; want it OK with that library", lib, p)
+			}
+		} else if r.code != 1 || p.ABI != "Open MPI" || p.OK || !strings.Contains(p.Verdict, "libmpi.so.40") {
 			t.Errorf("doctor on an Open MPI program: exit %d, program %+v; want exit 1 and an Open MPI verdict", r.code, p)
+		}
+		// Both MPIs are reported, each with Ghost's library for it.
+		families := map[string]bool{}
+		for _, m := range doc.MPIs {
+			families[m.Family] = m.Installed
+			if m.Family == "Open MPI" && (m.GhostLibrary != nil) != (openMPILibrary() != "") {
+				t.Errorf("doctor's Open MPI library %+v, but the build directory has %q", m.GhostLibrary, openMPILibrary())
+			}
+		}
+		if !families["MPICH"] || !families["Open MPI"] {
+			t.Errorf("doctor's mpis: %+v; want MPICH and Open MPI, both installed", doc.MPIs)
 		}
 	})
 	t.Run("mpi4py", func(t *testing.T) {

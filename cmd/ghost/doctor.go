@@ -122,12 +122,19 @@ func diagnose(o doctorOptions) *Report {
 	cfg, problems := config.Load(os.Environ())
 
 	lib := ""
-	if exe, err := os.Executable(); err == nil {
+	exe, exeErr := os.Executable()
+	if exeErr == nil {
 		if p, err := findLibrary(os.Getenv, exe); err == nil {
 			lib = p
 		}
 	}
-	mpiexec := mpiSection(r, lib, o.program)
+	openMPILib := ""
+	if exeErr == nil {
+		if p, err := findLibraryFor(openMPIABI, os.Getenv, exe); err == nil {
+			openMPILib = p
+		}
+	}
+	mpiexec := mpiSection(r, lib, openMPILib, o.program)
 
 	r.Progress = ProgressReport{ComputeSeconds: o.compute}
 	switch {
@@ -138,6 +145,8 @@ func diagnose(o doctorOptions) *Report {
 	default:
 		probeSection(r, o, mpiexec, lib)
 	}
+
+	r.MPIs = mpiInstalls(r, o, exe, !o.noProbe)
 
 	if slurmAlloc(o, os.Getenv) {
 		r.Slurm, r.Layout = slurmSection(o, os.Getenv, exec.LookPath, lib, runtime.NumCPU(), cfg.Wait)
@@ -169,7 +178,7 @@ func diagnose(o doctorOptions) *Report {
 }
 
 // mpiSection fills r.MPI and returns the mpiexec to use, or "".
-func mpiSection(r *Report, lib, program string) string {
+func mpiSection(r *Report, lib, openMPILib, program string) string {
 	m := &r.MPI
 	mpiexec, err := findMpiexec(os.Getenv, exec.LookPath)
 	if err != nil {
@@ -259,6 +268,12 @@ func mpiSection(r *Report, lib, program string) string {
 				p.MPI, p.ABI, p.OK, p.Verdict = below.MPI, below.ABI, below.OK, below.Verdict
 				where = linked.origin()
 			}
+			if p.ABI == openMPIABI.Family && openMPILib != "" {
+				// ghost run takes it with Ghost's Open MPI library.
+				p.OK = true
+				p.Verdict = fmt.Sprintf("links %s: Open MPI's ABI, which %s is built for; ghost run starts it with Open MPI's mpirun",
+					strings.Join(p.MPI, ", "), openMPILib)
+			}
 			if where != "" {
 				p.Verdict = where + ": " + p.Verdict
 			}
@@ -345,51 +360,64 @@ func fileExists(p string) bool {
 // probeSection builds the probe with MPICH's mpicc and runs it under plain
 // MPI and, when libghost.so is there, under Ghost.
 func probeSection(r *Report, o doctorOptions, mpiexec, lib string) {
-	pg := &r.Progress
+	plain := func(probe []string) []string {
+		// No Ghost, whatever LD_PRELOAD the caller has.
+		return append([]string{mpiexec, "-n", "2", "-genv", "LD_PRELOAD", ""}, probe...)
+	}
+	var ghost func([]string) ([]string, error)
+	if lib != "" {
+		ghost = func(probe []string) ([]string, error) {
+			return mpiexecCommand(runOptions{users: 2, ghosts: max(o.ghosts, 1), program: probe}, mpiexec, lib, "")
+		}
+	}
+	for _, w := range runProgressProbe(&r.Progress, o, []string{"mpicc.mpich", "mpicc"}, plain, ghost) {
+		r.warn("%s", w)
+	}
+}
+
+// runProgressProbe fills pg: it builds the probe with the first of mpiccs
+// on PATH and runs it as plain(probe) gives and, when ghost is not nil,
+// under Ghost. It returns the warnings for the report.
+func runProgressProbe(pg *ProgressReport, o doctorOptions, mpiccs []string,
+	plain func(probe []string) []string, ghost func(probe []string) ([]string, error)) (warnings []string) {
 	mpicc := ""
-	for _, name := range []string{"mpicc.mpich", "mpicc"} {
+	for _, name := range mpiccs {
 		if p, err := exec.LookPath(name); err == nil {
 			mpicc = p
 			break
 		}
 	}
 	if mpicc == "" {
-		pg.Skipped = "no mpicc on PATH (install libmpich-dev)"
-		r.warn("progress probe skipped: %s", pg.Skipped)
-		return
+		pg.Skipped = fmt.Sprintf("no %s on PATH", strings.Join(mpiccs, " or "))
+		return []string{"progress probe skipped: " + pg.Skipped}
 	}
 	dir, err := os.MkdirTemp("", "ghost-doctor-")
 	if err != nil {
 		pg.Skipped = err.Error()
-		return
+		return nil
 	}
 	defer os.RemoveAll(dir)
 	exe, err := mpiprog.BuildSource(mpicc, "async_probe.c", asyncProbe, dir)
 	if err != nil {
 		pg.Skipped = "building the probe: " + mpiprog.Tail(err.Error(), 500)
-		r.warn("progress probe skipped: %s", pg.Skipped)
-		return
+		return []string{"progress probe skipped: " + pg.Skipped}
 	}
 	pg.Ran = true
 	probe := []string{exe, "acc", strconv.FormatFloat(o.compute, 'f', -1, 64)}
 	timeout := time.Duration(o.compute*float64(time.Second)) + 30*time.Second
-
-	// Plain MPI: no Ghost, whatever LD_PRELOAD the caller has.
-	plain := append([]string{mpiexec, "-n", "2", "-genv", "LD_PRELOAD", ""}, probe...)
-	pg.Plain = runProbe(plain, timeout)
-	if lib != "" {
-		g := max(o.ghosts, 1)
-		cmd, err := mpiexecCommand(runOptions{users: 2, ghosts: g, program: probe}, mpiexec, lib, "")
-		if err == nil {
+	pg.Plain = runProbe(plain(probe), timeout)
+	if ghost != nil {
+		if cmd, err := ghost(probe); err == nil {
 			pg.Ghost = runProbe(cmd, timeout)
 		}
 	}
 	progressVerdict(pg)
 	for _, run := range []*ProbeRun{pg.Plain, pg.Ghost} {
 		if run != nil && run.Error != "" {
-			r.warn("progress probe (%s): %s", run.Command, run.Error)
+			warnings = append(warnings, fmt.Sprintf("progress probe (%s): %s", run.Command, run.Error))
 		}
 	}
+	return warnings
 }
 
 func runProbe(argv []string, timeout time.Duration) *ProbeRun {

@@ -24,8 +24,11 @@ const doctorSchema = 1
 
 // Report is the whole of `ghost doctor --json`.
 type Report struct {
-	Schema   int            `json:"schema"`
-	MPI      MPIReport      `json:"mpi"`
+	Schema int       `json:"schema"`
+	MPI    MPIReport `json:"mpi"`
+	// MPIs lists each MPI family ghost run can start, with Ghost's
+	// library for it (doctor_mpis.go).
+	MPIs     []MPIInstall   `json:"mpis"`
 	Progress ProgressReport `json:"progress"`
 	Layout   LayoutReport   `json:"layout"`
 	// Slurm is the allocation doctor runs in, if any; the layout is then
@@ -214,28 +217,42 @@ func parseLauncherVersion(out string) (launcher, vendor, version string) {
 	return "unknown", "unknown", ""
 }
 
-// checkLibghost compares the ABI compiled into libghost.so with the MPI
-// library found.
+// checkLibghost compares the ABI compiled into one of Ghost's libraries
+// (libghost.so, libghost-openmpi.so) with the MPI found, of vendor and
+// version.
 func checkLibghost(g *GhostLib, vendor, version string) {
-	family, built, _ := strings.Cut(g.BuiltFor, " ")
+	family, built := abiOfMarker(g.BuiltFor)
 	switch {
 	case g.BuiltFor == "":
-		g.Verdict = "no ABI marker found: not a libghost.so, or one older than ghost doctor"
+		g.Verdict = "no ABI marker found: not a library of Ghost, or one older than ghost doctor"
 	case vendor != family:
-		g.Verdict = fmt.Sprintf("built for %s, but the MPI found is %s: Ghost needs an MPICH-ABI MPI (libmpich.so.12)", g.BuiltFor, vendor)
+		g.Verdict = fmt.Sprintf("built for %s, but the MPI found is %s: this library needs %s's ABI", g.BuiltFor, vendor, family)
 	case version != "" && majorOf(version) != majorOf(built):
 		g.Matches = true
-		g.Verdict = fmt.Sprintf("built against MPICH %s headers; the library is MPICH %s: same ABI family, but the wrappers follow %s's prototypes", built, version, built)
+		g.Verdict = fmt.Sprintf("built against %s %s headers; the library is %s %s: same ABI family, but the wrappers follow %s's prototypes",
+			family, built, vendor, version, built)
 	default:
 		g.Matches = true
 		g.Verdict = fmt.Sprintf("built for %s: matches", g.BuiltFor)
 	}
 	for _, n := range g.Needed {
-		if f := mpiFamily(n); f != "" && f != "MPICH" {
+		if f := mpiFamily(n); f != "" && f != family {
 			g.Matches = false
-			g.Verdict = fmt.Sprintf("links %s (%s): it must not link a non-MPICH MPI", n, f)
+			g.Verdict = fmt.Sprintf("links %s (%s): it must not link an MPI other than %s", n, f, orNone(family, "the one it is built for"))
 		}
 	}
+}
+
+// abiOfMarker splits an ABI marker ("MPICH 4.0.2", "Open MPI 4.1.4") into
+// the MPI family and the version of the headers.
+func abiOfMarker(marker string) (family, version string) {
+	for _, f := range []string{"MPICH", "Open MPI"} {
+		if v, ok := strings.CutPrefix(marker, f+" "); ok {
+			return f, v
+		}
+	}
+	family, version, _ = strings.Cut(marker, " ")
+	return family, version
 }
 
 func majorOf(v string) string {
@@ -263,7 +280,9 @@ func checkProgram(p *BinaryABI, ghostLib string, sameFile func(a, b string) bool
 		switch {
 		case mpiFamily(n) == "Open MPI":
 			p.ABI = "Open MPI"
-			p.Verdict = fmt.Sprintf("an Open MPI binary (links %s): libghost.so works only with the MPICH ABI; rebuild it with MPICH's mpicc (mpicc.mpich); see docs/openmpi.md", n)
+			p.Verdict = fmt.Sprintf("an Open MPI binary (links %s): libghost.so works only with the MPICH ABI and %s, Ghost's library for Open MPI, "+
+				"was not found; build it (make) or set %s, or rebuild the program with MPICH's mpicc (mpicc.mpich); see docs/openmpi.md",
+				n, openMPIABI.LibName, openMPIABI.LibVar)
 			return
 		case n != ghostLib && !sameFile(n, ghostLib):
 			p.Verdict = fmt.Sprintf("links %s, a different MPICH-ABI soname than the %s this machine's MPICH provides: the process may load two MPI libraries; rebuild it against this MPICH or make %s resolve to it", n, ghostLib, n)
@@ -419,6 +438,28 @@ func layoutFindings(r *Report) {
 
 // ---- rendering -------------------------------------------------------------
 
+// writeProbeRuns prints the plain and Ghost runs of a progress probe.
+// indent goes before each label.
+func writeProbeRuns(row func(label, format string, args ...any), pg *ProgressReport, indent string) {
+	for _, run := range []struct {
+		label string
+		r     *ProbeRun
+	}{{"plain MPI", pg.Plain}, {"under Ghost", pg.Ghost}} {
+		if run.r == nil {
+			continue
+		}
+		if run.r.Error != "" {
+			row(indent+run.label, "failed: %s", run.r.Error)
+			continue
+		}
+		arrived := "after the computation"
+		if run.r.DuringCompute {
+			arrived = fmt.Sprintf("during the computation, at %.4f s", run.r.ArrivedSeconds)
+		}
+		row(indent+run.label, "the accumulate took %.4f s; the value arrived %s", run.r.OpSeconds, arrived)
+	}
+}
+
 // writeText prints the human report.
 func writeText(w io.Writer, r *Report) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
@@ -446,28 +487,32 @@ func writeText(w io.Writer, r *Report) {
 	}
 
 	p("")
+	p("MPIs and Ghost's libraries")
+	for _, mi := range r.MPIs {
+		row(mi.Family, "%s", mi.Verdict)
+		if !mi.Installed {
+			continue
+		}
+		row("  launcher", "%s%s", mi.Launcher, prefixed(", version ", mi.Version))
+		row("  libmpi", "%s => %s", mi.Library.Name, mi.Library.Path)
+		if g := mi.GhostLibrary; g != nil {
+			row("  Ghost", "%s (%s)", g.Path, g.Verdict)
+		}
+		if pg := mi.Progress; pg != nil {
+			writeProbeRuns(row, pg, "  ")
+			if pg.Ran {
+				row("  native progress", "%s", pg.Verdict)
+			}
+		}
+	}
+
+	p("")
 	pg := r.Progress
 	p("Asynchronous progress (2-rank probe: one MPI_Accumulate under a shared lock while the target computes %.3f s)", pg.ComputeSeconds)
 	if !pg.Ran {
 		row("probe", "skipped: %s", pg.Skipped)
 	}
-	for _, run := range []struct {
-		label string
-		r     *ProbeRun
-	}{{"plain MPI", pg.Plain}, {"under Ghost", pg.Ghost}} {
-		if run.r == nil {
-			continue
-		}
-		if run.r.Error != "" {
-			row(run.label, "failed: %s", run.r.Error)
-			continue
-		}
-		arrived := "after the computation"
-		if run.r.DuringCompute {
-			arrived = fmt.Sprintf("during the computation, at %.4f s", run.r.ArrivedSeconds)
-		}
-		row(run.label, "the accumulate took %.4f s; the value arrived %s", run.r.OpSeconds, arrived)
-	}
+	writeProbeRuns(row, &pg, "")
 	if pg.Ran {
 		row("native progress", "%s", pg.Verdict)
 	}
