@@ -10,7 +10,8 @@ package test
 // every input, program and shipped test under plain MPICH, plain MPICH with
 // MPIR_CVAR_NOLOCAL=1 and Ghost, and TestAppsTable writes one table. What
 // each part checks, and why the failures that remain are not Ghost's, is in
-// docs/apps.md.
+// docs/apps.md. The Open MPI builds of the same applications fill two more
+// columns of that table (apps_openmpi_test.go).
 
 import (
 	"bytes"
@@ -71,17 +72,25 @@ func needApp(t *testing.T, pkg string, paths ...string) {
 	}
 }
 
-// appBinary compiles one of our application programs under apps/ once: C
-// with mpicc.mpich and ARMCI-MPI's static library, Fortran with caf.mpich.
+// appBinary compiles one of our application programs under apps/ once for
+// MPICH: C with mpicc.mpich and ARMCI-MPI's static library, Fortran with
+// caf.mpich.
 func appBinary(t *testing.T, sub, name string) string {
+	t.Helper()
+	return appBinaryFor(t, apps.MPICH, sub, name)
+}
+
+// appBinaryFor compiles one of our application programs once for mpi.
+func appBinaryFor(t *testing.T, mpi apps.MPI, sub, name string) string {
 	t.Helper()
 	compileMu.Lock()
 	defer compileMu.Unlock()
-	bin := filepath.Join(progDir, "apps_"+strings.TrimSuffix(name, filepath.Ext(name)))
+	src := filepath.Join("apps", sub, name)
+	bin := filepath.Join(progDir, mpi.BinName(src))
 	if _, err := os.Stat(bin); err == nil {
 		return bin
 	}
-	bin, err := apps.Build(filepath.Join("apps", sub, name), progDir)
+	bin, err := mpi.Build(src, progDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,17 +98,21 @@ func appBinary(t *testing.T, sub, name string) string {
 }
 
 // ---------------------------------------------------------------------------
-// Runs: the three columns of the table.
+// Runs: the columns of the table, three for MPICH's builds of the
+// applications and two for Open MPI's (apps_openmpi_test.go).
 
 type mode int
 
 const (
-	plain   mode = iota // MPICH as installed
-	noLocal             // MPICH with MPIR_CVAR_NOLOCAL=1 (hides the small-window bug)
-	ghosted             // under `ghost run`
+	plain        mode = iota // MPICH as installed
+	noLocal                  // MPICH with MPIR_CVAR_NOLOCAL=1 (hides the small-window bug)
+	ghosted                  // under `ghost run`
+	openMPI                  // Open MPI's build under Open MPI's mpirun
+	ghostOpenMPI             // Open MPI's build under `ghost run` (libghost-openmpi.so)
+	numModes
 )
 
-var modeNames = [...]string{"plain", "plain+NOLOCAL", "Ghost"}
+var modeNames = [numModes]string{"plain", "plain+NOLOCAL", "Ghost", "Open MPI", "Ghost (Open MPI)"}
 
 // layout is how a run is placed: users per job, ghosts per node (Ghost
 // column only), and 1 node or 2 fake nodes (hydra's fork launcher).
@@ -112,7 +125,7 @@ type layout struct {
 }
 
 func (l layout) procs(m mode) int {
-	if m == ghosted {
+	if m == ghosted || m == ghostOpenMPI {
 		return l.users + l.ghosts*l.nodes
 	}
 	return l.users
@@ -125,7 +138,7 @@ func (l layout) hosts(m mode) string {
 		return ""
 	}
 	per := (l.users + l.nodes - 1) / l.nodes
-	if m == ghosted {
+	if m == ghosted || m == ghostOpenMPI {
 		per += l.ghosts
 	}
 	var hs []string
@@ -178,7 +191,18 @@ func appRun(t *testing.T, l layout, m mode, dir string, timeout time.Duration, a
 		if m == noLocal {
 			env = append(env, "MPIR_CVAR_NOLOCAL=1")
 		}
-	case ghosted:
+	case openMPI:
+		if l.nodes > 1 {
+			// Open MPI's own fake nodes are ghost run's (its rsh agent).
+			return appResult{skipped: "fake nodes: Open MPI only through ghost run"}
+		}
+		name = apps.OpenMPI.Launcher
+		argv = append(argv, "--oversubscribe", "-n", strconv.Itoa(l.users))
+		if os.Geteuid() == 0 {
+			argv = append(argv, "--allow-run-as-root") // CI runs as root
+		}
+	case ghosted, ghostOpenMPI:
+		// ghost run picks the library and launcher from the program's MPI.
 		name = filepath.Join(buildDir, "ghost")
 		argv = []string{"run", "-n", strconv.Itoa(l.users), "-g", strconv.Itoa(l.ghosts)}
 		if h := l.hosts(m); h != "" {
@@ -248,7 +272,7 @@ func (c cell) String() string {
 
 type appRow struct {
 	app, test, setup string
-	cells            [3]cell
+	cells            [numModes]cell
 	note             string
 }
 
@@ -259,16 +283,40 @@ var appTable struct {
 	load0 string
 }
 
+// addRow adds a row to the table, or fills the columns r has (run or
+// given a status) into the row of the same application, test and setup:
+// the MPICH and Open MPI tests of one program share a row.
 func addRow(r appRow) {
 	appTable.Lock()
 	defer appTable.Unlock()
 	if appTable.start.IsZero() {
 		appTable.start = time.Now()
 	}
-	appTable.rows = append(appTable.rows, r)
+	row := &r
+	merged := false
+	for i := range appTable.rows {
+		if e := &appTable.rows[i]; e.app == r.app && e.test == r.test && e.setup == r.setup {
+			for m, c := range r.cells {
+				if c.ran || c.status != "" {
+					e.cells[m] = c
+				}
+			}
+			if r.note != "" {
+				e.note = strings.TrimPrefix(e.note+"; "+r.note, "; ")
+			}
+			row, merged = e, true
+			break
+		}
+	}
+	if !merged {
+		appTable.rows = append(appTable.rows, r)
+	}
 	if *appsFull {
-		fmt.Fprintf(os.Stderr, "apps: %-12s %-44s %-22s | %-24s | %-24s | %-24s\n", r.app, r.test, r.setup,
-			r.cells[plain], r.cells[noLocal], r.cells[ghosted])
+		var cols []string
+		for _, c := range r.cells {
+			cols = append(cols, fmt.Sprintf("%-24s", c))
+		}
+		fmt.Fprintf(os.Stderr, "apps: %-12s %-44s %-22s | %s\n", row.app, row.test, row.setup, strings.Join(cols, " | "))
 	}
 }
 
@@ -574,12 +622,15 @@ var cafKnown = map[string]string{
 	"issue-493-coindex-slice":      "needs 8 images: stops silently with fewer",
 }
 
-// cafSubset is `make test`'s share: 10 shipped tests, the event ones
-// included, several of which plain MPICH fails (small-window bug).
-var cafSubset = []struct {
+// cafCase is a shipped test run with a number of images.
+type cafCase struct {
 	name   string
 	images int
-}{
+}
+
+// cafSubset is `make test`'s share: 10 shipped tests, the event ones
+// included, several of which plain MPICH fails (small-window bug).
+var cafSubset = []cafCase{
 	{"asynchronous_hello_world", 2}, // events
 	{"static_event_post_issue_293", 3},
 	{"atomics", 2},
@@ -590,6 +641,34 @@ var cafSubset = []struct {
 	{"send_convert_nums", 2},
 	{"co_reduce_test", 2},
 	{"teams_coarray_sendget", 2},
+}
+
+// cafCases lists every shipped test in dir with 2 images and, for those in
+// cafImages, again with as many as they need.
+func cafCases(t *testing.T, dir string) []cafCase {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		t.Fatalf("no test programs in %s", dir)
+	}
+	var cases []cafCase
+	for _, n := range names {
+		cases = append(cases, cafCase{n, 2})
+		if k := cafImages[n]; k > 2 {
+			cases = append(cases, cafCase{n, k})
+		}
+	}
+	return cases
 }
 
 // cafCell: a shipped test passes when it exits 0 and says so ("Test
@@ -700,38 +779,13 @@ func TestAppsCoarrays(t *testing.T) {
 				}
 				t.Logf("Ghost: %s", c)
 				addRow(appRow{app: "OpenCoarrays", test: tc.name, setup: onNode(tc.images).name,
-					cells: [3]cell{skippedCell("(make apps)"), skippedCell("(make apps)"), c}})
+					cells: [numModes]cell{plain: skippedCell("(make apps)"), noLocal: skippedCell("(make apps)"), ghosted: c}})
 			})
 		}
 		return
 	}
 
-	entries, err := os.ReadDir(cafTestDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		if !e.IsDir() {
-			names = append(names, e.Name())
-		}
-	}
-	sort.Strings(names)
-	if len(names) == 0 {
-		t.Fatalf("no test programs in %s", cafTestDir)
-	}
-	type caseAt struct {
-		name   string
-		images int
-	}
-	var cases []caseAt
-	for _, n := range names {
-		cases = append(cases, caseAt{n, 2})
-		if k := cafImages[n]; k > 2 {
-			cases = append(cases, caseAt{n, k})
-		}
-	}
-	for _, tc := range cases {
+	for _, tc := range cafCases(t, cafTestDir) {
 		key := tc.name
 		if tc.images != 2 {
 			key = fmt.Sprintf("%s@%d", tc.name, tc.images)
@@ -740,7 +794,7 @@ func TestAppsCoarrays(t *testing.T) {
 			l := onNode(tc.images)
 			row := appRow{app: "OpenCoarrays", test: tc.name, setup: l.name}
 			excluded, isExcluded := cafExcluded[tc.name]
-			var results [3]appResult
+			var results [numModes]appResult
 			for _, m := range []mode{plain, noLocal, ghosted} {
 				results[m] = appRun(t, l, m, "", timeout(m), filepath.Join(cafTestDir, tc.name))
 				row.cells[m] = cafCell(results[m])
@@ -792,15 +846,29 @@ func TestAppsTable(t *testing.T) {
 	fmt.Fprintf(&b, "# make apps: real applications under Ghost\n\n")
 	fmt.Fprintf(&b, "%s on %s, %d cores, load average now %s; Ghost at %s.\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"),
 		host, runtime.NumCPU(), loadAvg(), gitDescribe())
-	fmt.Fprintf(&b, "Columns: plain MPICH; plain MPICH with MPIR_CVAR_NOLOCAL=1; Ghost (`ghost run`). Times are wall seconds of the whole job.\n")
-	fmt.Fprintf(&b, "NWChem: PASS when the energy agrees with the one-node NOLOCAL run to %.0e Hartree. ARMCI: every value checked. OpenCoarrays: exit 0 and \"Test passed\".\n\n", energyTol)
-	b.WriteString("| application | test | setup | plain | plain+NOLOCAL | Ghost | note |\n|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "Columns: MPICH's builds: plain MPICH; plain MPICH with MPIR_CVAR_NOLOCAL=1; Ghost (`ghost run`). "+
+		"Open MPI's builds: plain Open MPI (mpirun.openmpi); Ghost on Open MPI (`ghost run` with libghost-openmpi.so: %s). Times are wall seconds of the whole job.\n",
+		ghostOpenMPIState())
+	fmt.Fprintf(&b, "NWChem: PASS when the energy agrees with the one-node NOLOCAL run to %.0e Hartree (Ghost on Open MPI: with plain Open MPI's). ARMCI and mpi4py: every value checked. OpenCoarrays: exit 0 and \"Test passed\".\n\n", energyTol)
+	b.WriteString("| application | test | setup |")
+	for _, n := range modeNames {
+		b.WriteString(" " + n + " |")
+	}
+	b.WriteString(" note |\n|---|---|---|" + strings.Repeat("---|", int(numModes)) + "---|\n")
 	for _, r := range appTable.rows {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.app, r.test, r.setup,
-			r.cells[plain], r.cells[noLocal], r.cells[ghosted], r.note)
+		fmt.Fprintf(&b, "| %s | %s | %s |", r.app, r.test, r.setup)
+		for _, c := range r.cells {
+			fmt.Fprintf(&b, " %s |", c)
+		}
+		fmt.Fprintf(&b, " %s |\n", r.note)
 	}
 	// Pass counts per application and column.
-	b.WriteString("\n| application | runs | plain passes | plain+NOLOCAL passes | Ghost passes | Ghost time (s) | plain+NOLOCAL time (s) |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n| application | runs |")
+	for _, n := range modeNames {
+		b.WriteString(" " + n + " passes |")
+	}
+	b.WriteString(" Ghost time (s) | plain+NOLOCAL time (s) | Ghost (Open MPI) time (s) | Open MPI time (s) |\n|---|---|" +
+		strings.Repeat("---|", int(numModes)+4) + "\n")
 	apps := []string{}
 	seen := map[string]bool{}
 	for _, r := range appTable.rows {
@@ -811,9 +879,8 @@ func TestAppsTable(t *testing.T) {
 	}
 	for _, a := range apps {
 		var n int
-		var pass [3]int
-		var ran [3]int
-		var tsum [3]time.Duration
+		var pass, ran [numModes]int
+		var tsum [numModes]time.Duration
 		for _, r := range appTable.rows {
 			if r.app != a {
 				continue
@@ -829,8 +896,12 @@ func TestAppsTable(t *testing.T) {
 				}
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d/%d | %d/%d | %d/%d | %.0f | %.0f |\n", a, n, pass[0], ran[0], pass[1], ran[1], pass[2], ran[2],
-			tsum[ghosted].Seconds(), tsum[noLocal].Seconds())
+		fmt.Fprintf(&b, "| %s | %d |", a, n)
+		for m := range pass {
+			fmt.Fprintf(&b, " %d/%d |", pass[m], ran[m])
+		}
+		fmt.Fprintf(&b, " %.0f | %.0f | %.0f | %.0f |\n", tsum[ghosted].Seconds(), tsum[noLocal].Seconds(),
+			tsum[ghostOpenMPI].Seconds(), tsum[openMPI].Seconds())
 	}
 	fmt.Fprintf(&b, "\nSweep time %.0f s; load average at the end %s.\n", time.Since(appTable.start).Seconds(), loadAvg())
 	out := b.String()

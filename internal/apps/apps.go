@@ -7,6 +7,7 @@ package apps
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -26,6 +27,52 @@ const (
 	MpiccMPICH   = "mpicc.mpich"
 	MpiexecMPICH = "mpiexec.hydra"
 )
+
+// MPI is one MPI's build of the applications, as Debian installs it:
+// Ghost's clients come built for MPICH and for Open MPI (issue 17).
+type MPI struct {
+	Name       string // MPICH or Open MPI
+	Mpicc      string // compiles our C programs
+	ARMCILib   string // ARMCI-MPI's static library for this MPI
+	Caf        string // OpenCoarrays' compiler wrapper
+	CafFlags   []string
+	CafTestDir string // OpenCoarrays' shipped tests, built for this MPI
+	NWChem     string
+	Launcher   string // the MPI's own launcher, for runs without Ghost
+	BinPrefix  string // our programs' binaries are named BinPrefix + source name
+}
+
+// MPICH is what the application tests ran on first: Debian's -mpich
+// packages.
+var MPICH = MPI{Name: "MPICH", Mpicc: MpiccMPICH, ARMCILib: ARMCILib, Caf: CafCompiler, CafTestDir: CafTestDir,
+	NWChem: NWChemBin, Launcher: MpiexecMPICH, BinPrefix: "apps_"}
+
+// OpenMPI is Debian's Open MPI build of the same applications:
+// nwchem-openmpi, libarmci-mpi-dev's libarmci-openmpi.a and
+// libcoarrays-openmpi-dev. caf.openmpi needs Open MPI's library directory
+// first: its mpif90.openmpi links -lmpi from the default path, which the
+// mpi alternative may point at MPICH (docs/openmpi.md, mixed binaries).
+var OpenMPI = MPI{Name: "Open MPI", Mpicc: "mpicc.openmpi",
+	ARMCILib: "/usr/lib/x86_64-linux-gnu/libarmci-openmpi.a",
+	Caf:      "caf.openmpi", CafFlags: []string{"-L/usr/lib/x86_64-linux-gnu/openmpi/lib"},
+	CafTestDir: "/usr/lib/x86_64-linux-gnu/open-coarrays/openmpi/bin/OpenCoarrays-2.10.1-tests",
+	NWChem:     "/usr/bin/nwchem.openmpi", Launcher: "mpirun.openmpi", BinPrefix: "apps_openmpi_"}
+
+// Missing names the first of paths (files) and tools (commands on PATH)
+// that is not there, "" when all are.
+func Missing(paths, tools []string) string {
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return p
+		}
+	}
+	for _, t := range tools {
+		if _, err := exec.LookPath(t); err != nil {
+			return t
+		}
+	}
+	return ""
+}
 
 // EnergyTol is how closely an NWChem energy must agree with its reference,
 // in Hartree.
@@ -104,28 +151,45 @@ func EventPostsAsync(stdout string) (async, found bool) {
 	return m != nil && m[1] == "1", m != nil
 }
 
-// BinName is the file name Build gives the binary of src: apps_ and the
-// source's name without its extension.
-func BinName(src string) string {
-	return "apps_" + strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
+var mpi4pyAsync = regexp.MustCompile(`mpi4py: ops_completed_while_target_computed=([01])`)
+
+// Mpi4pyOpsAsync reads test/apps/mpi4py/win_compute.py's verdict: whether
+// the origins' accumulates and fetch-and-ops completed while the target
+// computed (found reports that the line was there).
+func Mpi4pyOpsAsync(stdout string) (async, found bool) {
+	m := mpi4pyAsync.FindStringSubmatch(stdout)
+	return m != nil && m[1] == "1", m != nil
 }
 
-// Build compiles one of our application programs: C with mpicc.mpich and
-// ARMCI-MPI's static library, Fortran with caf.mpich. The binary goes to
-// dir, named after the source; Fortran's .mod files stay in dir too.
-func Build(src, dir string) (string, error) {
+// BinName is the file name Build gives the binary of src: apps_ and the
+// source's name without its extension (MPICH's build).
+func BinName(src string) string { return MPICH.BinName(src) }
+
+// BinName is the file name m.Build gives the binary of src: m.BinPrefix
+// and the source's name without its extension.
+func (m MPI) BinName(src string) string {
+	return m.BinPrefix + strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
+}
+
+// Build compiles one of our application programs for MPICH (MPICH.Build).
+func Build(src, dir string) (string, error) { return MPICH.Build(src, dir) }
+
+// Build compiles one of our application programs for m: C with m's mpicc
+// and ARMCI-MPI's static library for m, Fortran with m's caf. The binary
+// goes to dir, named m.BinName(src); Fortran's .mod files stay in dir too.
+func (m MPI) Build(src, dir string) (string, error) {
 	src, err := filepath.Abs(src)
 	if err != nil {
 		return "", err
 	}
 	ext := filepath.Ext(src)
-	bin := filepath.Join(dir, BinName(src))
+	bin := filepath.Join(dir, m.BinName(src))
 	var cmd *exec.Cmd
 	switch ext {
 	case ".c":
-		cmd = exec.Command(MpiccMPICH, "-O2", "-Wall", "-I"+filepath.Dir(src), "-o", bin, src, ARMCILib)
+		cmd = exec.Command(m.Mpicc, "-O2", "-Wall", "-I"+filepath.Dir(src), "-o", bin, src, m.ARMCILib)
 	case ".f90":
-		cmd = exec.Command(CafCompiler, "-O2", "-o", bin, src)
+		cmd = exec.Command(m.Caf, append([]string{"-O2", "-o", bin, src}, m.CafFlags...)...)
 	default:
 		return "", fmt.Errorf("%s: unknown language", src)
 	}

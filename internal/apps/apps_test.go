@@ -81,3 +81,29 @@ func TestReferencesCoverTheInputs(t *testing.T) {
 		}
 	}
 }
+
+func TestMpi4pyOpsAsync(t *testing.T) {
+	for _, tc := range []struct {
+		out          string
+		async, found bool
+	}{
+		{"mpi4py: ops_completed_while_target_computed=1\n", true, true},
+		{"x\nmpi4py: ops_completed_while_target_computed=0\n", false, true},
+		{"rank 0 of 2: 3 checks, 0 failed\n", false, false},
+	} {
+		if a, f := Mpi4pyOpsAsync(tc.out); a != tc.async || f != tc.found {
+			t.Errorf("Mpi4pyOpsAsync(%q) = %v, %v; want %v, %v", tc.out, a, f, tc.async, tc.found)
+		}
+	}
+}
+
+// Each MPI's build of a program has its own binary name, so both fit in
+// one directory.
+func TestBinName(t *testing.T) {
+	if got := BinName("test/apps/armci/armci_nxtask.c"); got != "apps_armci_nxtask" {
+		t.Errorf("MPICH: %q", got)
+	}
+	if got := OpenMPI.BinName("x/event_compute.f90"); got != "apps_openmpi_event_compute" {
+		t.Errorf("Open MPI: %q", got)
+	}
+}
