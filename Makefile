@@ -13,9 +13,10 @@ BUILD   := build
 # applications that `make test` runs a subset of (docs/apps.md), the
 # Prometheus server the metrics integration test scrapes with
 # (test/metrics_test.go), and Open MPI's compiler and launcher, with which
-# test/openmpi_test.go builds a program that Ghost must refuse, with
-# Debian's mpi4py, which is built on Open MPI, for the Python case.
-DEB_PKGS := mpich libmpich-dev gfortran pkg-config nwchem-mpich libarmci-mpi-dev libcoarrays-mpich-dev prometheus libopenmpi-dev openmpi-bin python3-mpi4py
+# test/openmpi_test.go builds and launches Open MPI programs, with
+# Debian's mpi4py, which is built on Open MPI, for the Python cases, and
+# the Open MPI builds of the applications (test/apps_openmpi_test.go).
+DEB_PKGS := mpich libmpich-dev gfortran pkg-config nwchem-mpich libarmci-mpi-dev libcoarrays-mpich-dev prometheus libopenmpi-dev openmpi-bin python3-mpi4py nwchem-openmpi libcoarrays-openmpi-dev
 # Installed with --no-install-recommends: Slurm and munge for the Slurm
 # integration test (test/slurm_test.go), which runs its own daemons in a
 # scratch directory. Their recommendations (mail, database and docs
@@ -130,8 +131,10 @@ bench-intercept: all
 
 # Real applications (issue 5; docs/apps.md): NWChem, our ARMCI-MPI programs
 # and OpenCoarrays' shipped tests under plain MPICH, plain MPICH with
-# MPIR_CVAR_NOLOCAL=1 and Ghost, in one table (also written to
-# build/apps.md). deps installs the application packages. `make test` runs
+# MPIR_CVAR_NOLOCAL=1 and Ghost, and their Open MPI builds with an mpi4py
+# program under plain Open MPI and, once build/libghost-openmpi.so is
+# built, Ghost on Open MPI (-apps.openmpi-ghost), in one table (also
+# written to build/apps.md). deps installs the application packages. `make test` runs
 # a subset of the same tests. APPS_RUN picks tests (a go test -run
 # pattern; keep TestAppsTable in it), e.g. APPS_RUN='TestApps(ARMCI|Table)';
 # APPS_FLAGS adds test flags, e.g. APPS_FLAGS='-apps.maxprocs 5'.
@@ -142,4 +145,4 @@ APPS_FLAGS ?=
 apps: deps all
 	$(GO) test -c -o $(BUILD)/apps.test ./test
 	cd test && LIBGHOST_BUILD_DIR=$(CURDIR)/$(BUILD) ../$(BUILD)/apps.test -test.run '$(APPS_RUN)' -test.timeout 150m \
-		-apps.full -apps.out $(CURDIR)/$(BUILD)/apps.md $(APPS_FLAGS)
+		-apps.full -apps.openmpi-ghost -apps.out $(CURDIR)/$(BUILD)/apps.md $(APPS_FLAGS)
