@@ -12,8 +12,10 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -26,11 +28,15 @@ import (
 type Workload struct {
 	Name  string // the metric: wall seconds of the whole job
 	Smoke bool   // part of a smoke run
-	// Setup prepares, once per suite run, what every run of the workload
-	// needs, under tmp, compiling our programs with b; it returns the
-	// program and its arguments and, when the application writes files
-	// where it runs, a function that fills a fresh working directory.
-	Setup func(b builder, tmp string) (argv []string, prepare func(dir string) error, err error)
+	// OpenMPIOnly: the application exists only in an Open MPI build here
+	// (Debian's mpi4py); MPICH's configurations skip it.
+	OpenMPIOnly bool
+	// Setup prepares, once per suite run and MPI, what every run of the
+	// workload with that MPI's build of the application needs, under tmp,
+	// compiling our programs with b; it returns the program and its
+	// arguments and, when the application writes files where it runs, a
+	// function that fills a fresh working directory.
+	Setup func(b builder, tmp string, mpi apps.MPI) (argv []string, prepare func(dir string) error, err error)
 	// Judge reads one run's output: the world size the application saw (0
 	// when it does not say), whether its result is right, and why not.
 	Judge func(stdout string) (worldSize int, ok bool, detail string)
@@ -40,18 +46,61 @@ type Workload struct {
 // correct two ways (NOLOCAL, and what Debian's NWChem README recommends for
 // MPICH 4.0.2), MPICH's progress thread (with NOLOCAL too: without it the
 // alignment bug fails NWChem, after a 100 s wait per run, which compared
-// nothing), and Ghost as a user gets it.
-var appsConfigs = []string{"plain-nolocal", "plain-armci-nowinalloc", "mpich-thread-nolocal", "ghost", "ghost-auto"}
+// nothing), and Ghost as a user gets it; then the Open MPI column: the
+// applications' Open MPI builds under plain Open MPI and under Ghost
+// (openMPIAppsConfigs).
+var appsConfigs = []string{"plain-nolocal", "plain-armci-nowinalloc", "mpich-thread-nolocal", "ghost", "ghost-auto",
+	openMPIPlainConfig, openMPIGhostConfig}
+
+// The Open MPI configurations of the apps suite. They run the Open MPI
+// builds of the applications (apps.OpenMPI); a run is recorded as skipped,
+// with the reason, when that build is not installed, or, for Ghost, while
+// libghost-openmpi.so is not built, so that the column fills in when it
+// is.
+const (
+	openMPIPlainConfig = "openmpi"
+	openMPIGhostConfig = "ghost-openmpi"
+)
+
+// openMPIAppsConfigs: plain Open MPI (its mpirun, as the tests run it), and
+// Ghost's defaults through ghost run, which picks libghost-openmpi.so and
+// Open MPI's mpirun for an Open MPI program itself.
+func openMPIAppsConfigs() []Config {
+	return []Config{{
+		Name:  openMPIPlainConfig,
+		About: "Open MPI's build of the application: mpirun.openmpi --oversubscribe -n N prog (--allow-run-as-root as root)",
+		Command: func(l Launch, prog []string) []string {
+			cmd := []string{apps.OpenMPI.Launcher, "--oversubscribe", "-n", strconv.Itoa(l.Users)}
+			if os.Geteuid() == 0 {
+				cmd = append(cmd, "--allow-run-as-root")
+			}
+			return append(cmd, prog...)
+		},
+	}, named(defaultGhostConfig(), openMPIGhostConfig)}
+}
+
+// The configurations are found by name among all of them.
+func init() { configs = append(configs, openMPIAppsConfigs()...) }
+
+// configMPI is the build of the applications configuration name runs.
+func configMPI(name string) apps.MPI {
+	if name == openMPIPlainConfig || name == openMPIGhostConfig {
+		return apps.OpenMPI
+	}
+	return apps.MPICH
+}
 
 func appsSuite() Suite {
 	return Suite{
 		Name: "apps",
-		About: "Real applications, wall seconds of the whole job with 2 application ranks: NWChem 7.0.2 " +
+		About: "Real applications, wall seconds of the whole job with 2 application ranks, in their MPICH builds " +
+			"and, for the openmpi and ghost-openmpi configurations, their Open MPI builds: NWChem 7.0.2 " +
 			"(Global Arrays over ARMCI-MPI) on the four test/apps/nwchem inputs, ARMCI-MPI's NXTASK " +
 			"task loop (test/apps/armci/armci_nxtask.c), and OpenCoarrays 2.10.1: our event program " +
 			"(test/apps/coarray/event_compute.f90, 5 posts to images that compute 3 s) and the three " +
-			"slowest shipped tests that pass with 2 images. A run counts as correct when NWChem's " +
-			"energy agrees with its reference to 1e-8 Ha, every ARMCI check passes, and a coarray test " +
+			"slowest shipped tests that pass with 2 images; with Open MPI also our mpi4py program " +
+			"(test/apps/mpi4py/win_compute.py: ACC and FOP to a target computing 2 s). A run counts as correct when NWChem's " +
+			"energy agrees with its reference to 1e-8 Ha, every ARMCI and mpi4py check passes, and a coarray test " +
 			"exits 0 saying it passed.",
 		Configs:   appsConfigs,
 		Rounds:    3,
@@ -96,8 +145,8 @@ func passiveAppWorkloads() []Workload {
 	}
 	return append(ws, Workload{
 		Name: "armci/nxtask", Smoke: true,
-		Setup: func(b builder, tmp string) ([]string, func(string) error, error) {
-			bin, err := b.app(filepath.Join("test", "apps", "armci", "armci_nxtask.c"), tmp)
+		Setup: func(b builder, tmp string, mpi apps.MPI) ([]string, func(string) error, error) {
+			bin, err := b.app(mpi, filepath.Join("test", "apps", "armci", "armci_nxtask.c"), tmp)
 			return []string{bin}, nil, err
 		},
 		Judge: judgeChecks,
@@ -107,8 +156,8 @@ func passiveAppWorkloads() []Workload {
 func appWorkloads() []Workload {
 	ws := append(passiveAppWorkloads(), Workload{
 		Name: "coarray/event_compute", Smoke: true,
-		Setup: func(b builder, tmp string) ([]string, func(string) error, error) {
-			bin, err := b.app(filepath.Join("test", "apps", "coarray", "event_compute.f90"), tmp)
+		Setup: func(b builder, tmp string, mpi apps.MPI) ([]string, func(string) error, error) {
+			bin, err := b.app(mpi, filepath.Join("test", "apps", "coarray", "event_compute.f90"), tmp)
 			return []string{bin, "3.0", "5"}, nil, err
 		},
 		Judge: judgeCoarray,
@@ -116,13 +165,38 @@ func appWorkloads() []Workload {
 	for _, name := range slowCoarrayTests {
 		ws = append(ws, Workload{
 			Name: "coarray/" + name,
-			Setup: func(builder, string) ([]string, func(string) error, error) {
-				return []string{filepath.Join(apps.CafTestDir, name)}, nil, nil
+			Setup: func(_ builder, _ string, mpi apps.MPI) ([]string, func(string) error, error) {
+				return []string{filepath.Join(mpi.CafTestDir, name)}, nil, nil
 			},
 			Judge: judgeCoarray,
 		})
 	}
-	return ws
+	return append(ws, Workload{
+		Name: "mpi4py/win_compute", Smoke: true, OpenMPIOnly: true,
+		Setup: func(_ builder, _ string, mpi apps.MPI) ([]string, func(string) error, error) {
+			script, err := filepath.Abs(filepath.Join("test", "apps", "mpi4py", "win_compute.py"))
+			if err != nil {
+				return nil, nil, err
+			}
+			// Debian's python3, whose mpi4py is built on Open MPI.
+			const python = "/usr/bin/python3"
+			if out, err := exec.Command(python, "-c", "import mpi4py.MPI").CombinedOutput(); err != nil {
+				return nil, nil, fmt.Errorf("%s has no mpi4py (python3-mpi4py): %v %s", python, err, out)
+			}
+			return []string{python, script, "2.0", "5"}, nil, nil
+		},
+		Judge: judgeMpi4py,
+	})
+}
+
+// judgeMpi4py: every check of win_compute.py passes, and the detail says
+// whether its operations completed while the target computed.
+func judgeMpi4py(stdout string) (int, bool, string) {
+	size, ok, detail := judgeChecks(stdout)
+	if async, found := apps.Mpi4pyOpsAsync(stdout); ok && found {
+		detail += fmt.Sprintf("; ACC and FOP completed while the target computed: %v", async)
+	}
+	return size, ok, detail
 }
 
 // slowCoarrayTests are the three slowest of OpenCoarrays' shipped tests
@@ -133,14 +207,14 @@ var slowCoarrayTests = []string{"alloc_comp_multidim_shape", "allocate_as_barrie
 func nwchemWorkload(input string) Workload {
 	return Workload{
 		Name: "nwchem/" + input, Smoke: input == "water_scf",
-		Setup: func(builder, string) ([]string, func(string) error, error) {
+		Setup: func(_ builder, _ string, mpi apps.MPI) ([]string, func(string) error, error) {
 			src, err := os.ReadFile(filepath.Join("test", "apps", "nwchem", input+".nw"))
 			if err != nil {
 				return nil, nil, err
 			}
 			// NWChem writes its database and scratch files where it runs.
 			prepare := func(dir string) error { return os.WriteFile(filepath.Join(dir, input+".nw"), src, 0o644) }
-			return []string{apps.NWChemBin, input + ".nw"}, prepare, nil
+			return []string{mpi.NWChem, input + ".nw"}, prepare, nil
 		},
 		Judge: func(stdout string) (int, bool, string) {
 			e, ok := apps.Energy(stdout)
@@ -175,6 +249,38 @@ func judgeCoarray(stdout string) (int, bool, string) {
 		return 0, true, fmt.Sprintf("passed; posts completed while the targets computed: %v", async)
 	}
 	return 0, true, "passed"
+}
+
+// setupFor prepares w for mpi's build of its application; skip says why
+// it cannot run (not installed, not built, or MPICH for an Open MPI only
+// application).
+func setupFor(w Workload, o options, tmp string, mpi apps.MPI) workloadBuild {
+	var b workloadBuild
+	if w.OpenMPIOnly && mpi.Name != apps.OpenMPI.Name {
+		b.skip = "only in an Open MPI build here"
+		return b
+	}
+	argv, prepare, err := w.Setup(o.builder(), tmp, mpi)
+	switch {
+	case err != nil:
+		b.skip = fmt.Sprintf("%s's build: %v", mpi.Name, err)
+	case mpi.Name != apps.MPICH.Name:
+		// An MPICH application that is missing fails its runs, as it
+		// always did; another MPI's may simply not be installed.
+		if _, err := exec.LookPath(argv[0]); err != nil {
+			b.skip = fmt.Sprintf("%s's build is not installed: %v", mpi.Name, err)
+		}
+	}
+	b.argv, b.prepare = argv, prepare
+	return b
+}
+
+// workloadBuild is a workload prepared for one MPI's build of its
+// application.
+type workloadBuild struct {
+	argv    []string
+	prepare func(string) error
+	skip    string // why the configurations of this build do not run it
 }
 
 // runWorkloads is runSuite for a suite of workloads: every round runs every
@@ -212,30 +318,42 @@ const failureSettle = 3 * time.Second
 func runWorkloads(s Suite, o options, l Launch, env []string, tmp string, deadline time.Time,
 	cfgs []Config, res SuiteResult) (SuiteResult, error) {
 	type prepared struct {
-		w       Workload
-		argv    []string
-		prepare func(string) error
+		w      Workload
+		builds map[string]workloadBuild // by MPI name
+	}
+	mpis := map[string]apps.MPI{}
+	for _, c := range cfgs {
+		m := configMPI(c.Name)
+		mpis[m.Name] = m
 	}
 	var ws []prepared
 	for _, w := range s.Workloads {
 		if o.smoke && !w.Smoke {
 			continue
 		}
-		argv, prepare, err := w.Setup(o.builder(), tmp)
-		if err != nil {
-			return res, fmt.Errorf("%s: %v", w.Name, err)
+		p := prepared{w: w, builds: map[string]workloadBuild{}}
+		for _, mpi := range mpis {
+			p.builds[mpi.Name] = setupFor(w, o, tmp, mpi)
+			if b := p.builds[mpi.Name]; b.skip != "" && mpi.Name == apps.MPICH.Name && !w.OpenMPIOnly {
+				// MPICH's builds are the scoreboard's: no silent gaps.
+				return res, fmt.Errorf("%s: %s", w.Name, b.skip)
+			}
 		}
-		ws = append(ws, prepared{w, argv, prepare})
+		ws = append(ws, p)
+	}
+	ghostOpenMPISkip := ""
+	if _, err := os.Stat(filepath.Join(o.build, "libghost-openmpi.so")); err != nil {
+		ghostOpenMPISkip = "libghost-openmpi.so is not built"
 	}
 	timeout := o.appsTimeout()
 	// scratch makes a fresh working directory under tmp for one run of p.
-	scratch := func(p prepared, name string) (string, error) {
+	scratch := func(b workloadBuild, name string) (string, error) {
 		dir := filepath.Join(tmp, name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return "", err
 		}
-		if p.prepare != nil {
-			if err := p.prepare(dir); err != nil {
+		if b.prepare != nil {
+			if err := b.prepare(dir); err != nil {
 				return "", err
 			}
 		}
@@ -247,15 +365,24 @@ func runWorkloads(s Suite, o options, l Launch, env []string, tmp string, deadli
 	for round := 0; round < res.Rounds; round++ {
 		for _, p := range ws {
 			for _, c := range cfgs {
-				run := Run{Config: c.Name, Round: round, Env: c.Env, Command: c.Command(l, p.argv),
+				b := p.builds[configMPI(c.Name).Name]
+				run := Run{Config: c.Name, Round: round, Env: c.Env, Command: c.Command(l, b.argv),
 					Meta: map[string]any{"workload": p.w.Name}}
+				run.NotRun = b.skip
+				if run.NotRun == "" && c.Name == openMPIGhostConfig {
+					run.NotRun = ghostOpenMPISkip
+				}
+				if run.NotRun != "" {
+					res.Runs = append(res.Runs, run)
+					continue
+				}
 				if !deadline.IsZero() && time.Now().After(deadline) {
 					run.Error = "skipped: -max-time reached"
 					res.Runs = append(res.Runs, run)
 					continue
 				}
 				fmt.Fprintf(os.Stderr, "bench: %s: %s under %s, round %d of %d\n", s.Name, p.w.Name, c.Name, round+1, res.Rounds)
-				dir, err := scratch(p, fmt.Sprintf("run%d", runs))
+				dir, err := scratch(b, fmt.Sprintf("run%d", runs))
 				runs++
 				if err != nil {
 					return res, err
@@ -277,7 +404,7 @@ func runWorkloads(s Suite, o options, l Launch, env []string, tmp string, deadli
 				// So that run is made once untimed first, in a scratch
 				// directory of its own.
 				if afterFailure {
-					if warm, err := scratch(p, fmt.Sprintf("warm%d", runs)); err == nil {
+					if warm, err := scratch(b, fmt.Sprintf("warm%d", runs)); err == nil {
 						mpiprog.RunIn(warm, run.Command, append(append([]string{}, env...), c.Env...), timeout)
 						os.RemoveAll(warm)
 					}

@@ -32,12 +32,13 @@ func (b builder) bench(src, dir string) (string, error) {
 	return mpiprog.Build(b.mpicc, src, dir)
 }
 
-// app compiles one of our application programs (test/apps) into dir.
-func (b builder) app(src, dir string) (string, error) {
+// app compiles one of our application programs (test/apps) for mpi into
+// dir.
+func (b builder) app(mpi apps.MPI, src, dir string) (string, error) {
 	if b.prebuilt != "" {
-		return b.find(apps.BinName(src), src)
+		return b.find(mpi.BinName(src), src)
 	}
-	return apps.Build(src, dir)
+	return mpi.Build(src, dir)
 }
 
 func (b builder) find(name, src string) (string, error) {
@@ -72,7 +73,10 @@ func prebuild(o options) error {
 			exes = append(exes, exe)
 		}
 		for _, w := range s.Workloads {
-			argv, _, err := w.Setup(b, o.prebuild)
+			if w.OpenMPIOnly {
+				continue // nothing of ours to build
+			}
+			argv, _, err := w.Setup(b, o.prebuild, apps.MPICH)
 			if err != nil {
 				return fmt.Errorf("%s: %s: %v", s.Name, w.Name, err)
 			}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ghost-mpi/ghost/internal/apps"
 )
 
 // With -prebuilt, the driver must find the binaries under the names that
@@ -20,13 +22,18 @@ func TestPrebuiltFindsWhatPrebuildWrote(t *testing.T) {
 		}
 	}
 	b := builder{mpicc: "/nonexistent/mpicc", prebuilt: dir}
+	app := func(mpi apps.MPI) func(src, dir string) (string, error) {
+		return func(src, dir string) (string, error) { return b.app(mpi, src, dir) }
+	}
 	tests := []struct {
 		what, src string
 		build     func(src, dir string) (string, error)
 		want      string // file name found, or "" for an error
 	}{
 		{"bench program", "bench/programs/oplat.c", b.bench, "oplat"},
-		{"app program", "test/apps/armci/armci_nxtask.c", b.app, "apps_armci_nxtask"},
+		{"app program", "test/apps/armci/armci_nxtask.c", app(apps.MPICH), "apps_armci_nxtask"},
+		// -prebuild builds MPICH's only: Open MPI's build is not there.
+		{"app program, Open MPI's build", "test/apps/armci/armci_nxtask.c", app(apps.OpenMPI), ""},
 		{"missing bench program", "bench/programs/gcu.c", b.bench, ""},
 		{"bench program under the app's name", "bench/programs/armci_nxtask.c", b.bench, ""},
 	}

@@ -220,11 +220,29 @@ func verdict(d Delta, baseline string) string {
 }
 
 func writeFailures(b *strings.Builder, runs []Run) {
+	notRun := map[string]bool{}
 	for _, r := range runs {
-		if r.Error != "" {
+		switch {
+		case r.Error != "":
 			fmt.Fprintf(b, "**FAILED** `%s` round %d: %s\n\n", r.Config, r.Round, oneLine(r.Error))
+		case r.NotRun != "":
+			// Once per configuration and reason, not per round.
+			line := fmt.Sprintf("Not run: `%s`%s: %s\n\n", r.Config, workloadOf(r), oneLine(r.NotRun))
+			if !notRun[line] {
+				notRun[line] = true
+				b.WriteString(line)
+			}
 		}
 	}
+}
+
+// workloadOf names a run's workload (" on NAME"), "" outside the apps
+// suite.
+func workloadOf(r Run) string {
+	if w, ok := r.Meta["workload"].(string); ok {
+		return " on " + w
+	}
+	return ""
 }
 
 // mpiVersion is the library the first successful run reported.

@@ -18,6 +18,10 @@ type Run struct {
 	Seconds float64        `json:"seconds"`
 	Meta    map[string]any `json:"meta,omitempty"`
 	Error   string         `json:"error,omitempty"`
+	// NotRun says why a configuration does not apply to a workload (an
+	// application not built for its MPI, a library not built yet): no
+	// failure, and no sample.
+	NotRun string `json:"not_run,omitempty"`
 	// Checked says the program checked the values it moved; WrongValues is
 	// how many it found wrong. A wrong run keeps its samples, so that a fast
 	// but wrong configuration shows as both.
