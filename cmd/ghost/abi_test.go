@@ -163,3 +163,24 @@ func TestPythonMPIWithoutMPI4py(t *testing.T) {
 		t.Errorf("got %q via %q, want nothing", soname, via)
 	}
 }
+
+// `python3` given as a command that is itself a script (pyenv's shims run
+// the real interpreter) is still asked as Python: mpi4py's module, which
+// the stand-in interpreter names here, decides the program's MPI.
+func TestProgramMPIPythonShim(t *testing.T) {
+	module := resolveSoname("libmpi_mpifh.so.40") // any ELF that needs libmpi.so.40
+	if module == "" {
+		t.Skip("Open MPI's libmpi_mpifh.so.40 is not installed")
+	}
+	dir := t.TempDir()
+	shim := writeScript(t, dir, "python3", "#!/bin/sh\necho "+module+"\n")
+	app := writeScript(t, dir, "app.py", "from mpi4py import MPI\n")
+	m, err := programMPI([]string{shim, app}, fakePath)
+	if err != nil || m.Family != "Open MPI" || !m.python || !strings.Contains(m.Via, "mpi4py's") {
+		t.Errorf("got %+v, %v; want Open MPI through mpi4py's module", m, err)
+	}
+	// Code given with -c is not read: the program's MPI cannot be told.
+	if m, _ := programMPI([]string{shim, "-c", "import mpi4py"}, fakePath); m.Family != "" {
+		t.Errorf("python3 -c: got %+v, want no MPI", m)
+	}
+}

@@ -27,9 +27,10 @@ program sees an MPI_COMM_WORLD of exactly N ranks.
                     node when the users span several hosts, 0 on one host,
                     where every window is served in shared memory)
   --hosts LIST      fake several nodes on this machine with hydra's fork
-                    launcher. Each entry host:k counts every process slot on
-                    that host, ghosts included. Hosts are filled in order and
-                    each host used gets G ghosts.
+                    launcher (Open MPI: ghost as mpirun's rsh agent). Each
+                    entry host:k counts every process slot on that host,
+                    ghosts included. Hosts are filled in order and each host
+                    used gets G ghosts.
   --mpiexec-arg X   pass X to mpiexec before the program (repeatable)
   --dry-run         print the exact mpiexec command line and exit
 
