@@ -301,7 +301,7 @@ func addRow(r appRow) {
 					e.cells[m] = c
 				}
 			}
-			if r.note != "" {
+			if r.note != "" && !strings.Contains(e.note, r.note) {
 				e.note = strings.TrimPrefix(e.note+"; "+r.note, "; ")
 			}
 			row, merged = e, true
@@ -671,6 +671,19 @@ func cafCases(t *testing.T, dir string) []cafCase {
 	return cases
 }
 
+// cafExpected is why a shipped test is expected to fail with tc's image
+// count whatever the MPI: excluded (cafExcluded), or stopped at once for
+// want of images; "" otherwise.
+func cafExpected(tc cafCase) string {
+	if why, ok := cafExcluded[tc.name]; ok {
+		return "excluded: " + why
+	}
+	if need := cafImages[tc.name]; tc.images == 2 && need > 2 {
+		return fmt.Sprintf("needs %d images (stops at once with 2); see its row with %d", need, need)
+	}
+	return ""
+}
+
 // cafCell: a shipped test passes when it exits 0 and says so ("Test
 // passed." for almost all; coarray_distributed_transpose prints "test
 // passed:"). Plain MPICH's oversubscription warnings do not count.
@@ -793,7 +806,7 @@ func TestAppsCoarrays(t *testing.T) {
 		t.Run(key, func(t *testing.T) {
 			l := onNode(tc.images)
 			row := appRow{app: "OpenCoarrays", test: tc.name, setup: l.name}
-			excluded, isExcluded := cafExcluded[tc.name]
+			_, isExcluded := cafExcluded[tc.name]
 			var results [numModes]appResult
 			for _, m := range []mode{plain, noLocal, ghosted} {
 				results[m] = appRun(t, l, m, "", timeout(m), filepath.Join(cafTestDir, tc.name))
@@ -803,7 +816,7 @@ func TestAppsCoarrays(t *testing.T) {
 			need := cafImages[tc.name]
 			switch {
 			case isExcluded:
-				row.note = "excluded: " + excluded
+				row.note = cafExpected(tc)
 			case !p.ran && !g.ran:
 				row.note = fmt.Sprintf("not run: %d images need more processes than -apps.maxprocs=%d allows", tc.images, *appsMaxProcs)
 			case !g.ran:
@@ -820,8 +833,7 @@ func TestAppsCoarrays(t *testing.T) {
 			case cafKnown[key] != "":
 				row.note = cafKnown[key]
 			case tc.images == 2 && need > 2:
-				row.note = fmt.Sprintf("needs %d images (stops at once with 2)", need)
-				row.note += "; see its row with " + strconv.Itoa(need)
+				row.note = cafExpected(tc)
 			default:
 				row.note = "fails in every column: unexplained"
 				t.Errorf("%s with %d images fails in every column, with no known reason:\n%s", tc.name, tc.images, results[ghosted])

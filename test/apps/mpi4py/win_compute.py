@@ -34,16 +34,24 @@ origins = size - 1
 checks = failed = 0
 
 
+def say(text):
+    """Print one line in one write: Open MPI forwards each rank's output
+    in the pieces it was written in, and print() may write the text and
+    its newline separately, so another rank's line could land between."""
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
 def check(ok, what):
     global checks, failed
     checks += 1
     if not ok:
         failed += 1
-        print("FAIL rank %d: %s" % (rank, what), flush=True)
+        say("FAIL rank %d: %s" % (rank, what))
 
 
 if size < 2:
-    print("win_compute: needs at least 2 ranks", flush=True)
+    say("win_compute: needs at least 2 ranks")
     comm.Abort(2)
 
 win = MPI.Win.Allocate(2 * 8, disp_unit=8, comm=comm)
@@ -70,8 +78,8 @@ if rank == target:
     win.Unlock(rank)
     check(acc == final, "slot 0 is %d, want %d" % (acc, final))
     check(fop == final, "slot 1 is %d, want %d" % (fop, final))
-    print("win_compute: target computed %.3f s; all updates arrived %s" %
-          (compute, "at %.4f s" % arrived if arrived >= 0 else "after it"), flush=True)
+    say("win_compute: target computed %.3f s; all updates arrived %s" %
+        (compute, "at %.4f s" % arrived if arrived >= 0 else "after it"))
 else:
     time.sleep(0.1)  # the target is computing now
     one, fetched = array("q", [1]), array("q", [0])
@@ -95,8 +103,8 @@ else:
 # Asynchronous when every origin finished within half the computation.
 slowest = comm.allreduce(op_s, op=MPI.MAX)
 if rank == 0:
-    print("win_compute: %d rounds of ACC and FOP from %d origin(s) took %.4f s at most" %
-          (rounds, origins, slowest), flush=True)
-    print("mpi4py: ops_completed_while_target_computed=%d" % (slowest < compute / 2), flush=True)
+    say("win_compute: %d rounds of ACC and FOP from %d origin(s) took %.4f s at most" %
+        (rounds, origins, slowest))
+    say("mpi4py: ops_completed_while_target_computed=%d" % (slowest < compute / 2))
 win.Free()
-print("rank %d of %d: %d checks, %d failed" % (rank, size, checks, failed), flush=True)
+say("rank %d of %d: %d checks, %d failed" % (rank, size, checks, failed))
