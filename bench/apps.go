@@ -60,6 +60,7 @@ var appsConfigs = []string{"plain-nolocal", "plain-armci-nowinalloc", "mpich-thr
 const (
 	openMPIPlainConfig = "openmpi"
 	openMPIGhostConfig = "ghost-openmpi"
+	openMPIGhostLib    = "libghost-openmpi.so" // beside the ghost binary, where ghost run looks
 )
 
 // openMPIAppsConfigs: plain Open MPI (its mpirun, as the tests run it), and
@@ -342,8 +343,8 @@ func runWorkloads(s Suite, o options, l Launch, env []string, tmp string, deadli
 		ws = append(ws, p)
 	}
 	ghostOpenMPISkip := ""
-	if _, err := os.Stat(filepath.Join(o.build, "libghost-openmpi.so")); err != nil {
-		ghostOpenMPISkip = "libghost-openmpi.so is not built"
+	if _, err := os.Stat(filepath.Join(o.build, openMPIGhostLib)); err != nil {
+		ghostOpenMPISkip = openMPIGhostLib + " is not built"
 	}
 	timeout := o.appsTimeout()
 	// scratch makes a fresh working directory under tmp for one run of p.
@@ -392,7 +393,11 @@ func runWorkloads(s Suite, o options, l Launch, env []string, tmp string, deadli
 				syscall.Sync()
 				// The VM reclaims page cache that goes unused for a while:
 				// every run starts with its own files in memory.
-				warmFiles(append(slices.Clone(run.Command), filepath.Join(o.build, "libghost.so")))
+				lib := "libghost.so"
+				if configMPI(c.Name).Name == apps.OpenMPI.Name {
+					lib = openMPIGhostLib
+				}
+				warmFiles(append(slices.Clone(run.Command), filepath.Join(o.build, lib)))
 				// The first run after a failed one (MPICH's progress thread
 				// spins for minutes on water SCF before it fails) was slow,
 				// even with its files warm and after a pause: water SCF
