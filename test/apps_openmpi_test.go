@@ -68,9 +68,9 @@ func needOpenMPIApp(t *testing.T, pkg string, paths []string, tools ...string) {
 func openMPIRow(t *testing.T, row *appRow, l layout, timeout time.Duration, mustPass bool,
 	judge func(r appResult, plainRun *appResult) cell, dir func() string, args ...string) {
 	t.Helper()
-	r := appRun(t, l, openMPI, dir(), timeout, args...)
-	row.cells[openMPI] = judge(r, nil)
-	p := row.cells[openMPI]
+	r := appRun(t, l, openMPIPlain, dir(), timeout, args...)
+	row.cells[openMPIPlain] = judge(r, nil)
+	p := row.cells[openMPIPlain]
 	if mustPass && p.ran && !p.ok {
 		t.Errorf("%s under plain Open MPI (%s): %s\n%s", row.test, l.name, p.status, r)
 	}
@@ -139,7 +139,7 @@ func TestAppsOpenMPINWChem(t *testing.T) {
 					openMPIRow(t, &row, l, timeout, true, judge, dir, apps.OpenMPI.NWChem, in.name+".nw")
 				} else {
 					// Plain Open MPI has no ghosts: its row is the first.
-					row.cells[openMPI] = skippedCell("(as 1 ghost)")
+					row.cells[openMPIPlain] = skippedCell("(as 1 ghost)")
 					row.cells[ghostOpenMPI] = ghostOpenMPICell()
 					if ghostOpenMPIOn() {
 						g := appRun(t, l, ghostOpenMPI, dir(), timeout+2*time.Minute, apps.OpenMPI.NWChem, in.name+".nw")
@@ -232,7 +232,7 @@ func TestAppsOpenMPICoarrays(t *testing.T) {
 			// Plain Open MPI's failures are recorded, not required away:
 			// the rule is that Ghost passes what plain Open MPI passes.
 			openMPIRow(t, &row, l, timeout, false, judge, noDir, filepath.Join(om.CafTestDir, tc.name))
-			if c := row.cells[openMPI]; c.ran && !c.ok {
+			if c := row.cells[openMPIPlain]; c.ran && !c.ok {
 				// The reasons MPICH's build fails for, or else an error:
 				// a plain Open MPI failure nobody can explain.
 				if row.note = cafExpected(tc); row.note == "" {

@@ -107,7 +107,7 @@ const (
 	plain        mode = iota // MPICH as installed
 	noLocal                  // MPICH with MPIR_CVAR_NOLOCAL=1 (hides the small-window bug)
 	ghosted                  // under `ghost run`
-	openMPI                  // Open MPI's build under Open MPI's mpirun
+	openMPIPlain             // Open MPI's build under Open MPI's mpirun
 	ghostOpenMPI             // Open MPI's build under `ghost run` (libghost-openmpi.so)
 	numModes
 )
@@ -191,7 +191,7 @@ func appRun(t *testing.T, l layout, m mode, dir string, timeout time.Duration, a
 		if m == noLocal {
 			env = append(env, "MPIR_CVAR_NOLOCAL=1")
 		}
-	case openMPI:
+	case openMPIPlain:
 		if l.nodes > 1 {
 			// Open MPI's own fake nodes are ghost run's (its rsh agent).
 			return appResult{skipped: "fake nodes: Open MPI only through ghost run"}
@@ -913,7 +913,7 @@ func TestAppsTable(t *testing.T) {
 			fmt.Fprintf(&b, " %d/%d |", pass[m], ran[m])
 		}
 		fmt.Fprintf(&b, " %.0f | %.0f | %.0f | %.0f |\n", tsum[ghosted].Seconds(), tsum[noLocal].Seconds(),
-			tsum[ghostOpenMPI].Seconds(), tsum[openMPI].Seconds())
+			tsum[ghostOpenMPI].Seconds(), tsum[openMPIPlain].Seconds())
 	}
 	fmt.Fprintf(&b, "\nSweep time %.0f s; load average at the end %s.\n", time.Since(appTable.start).Seconds(), loadAvg())
 	out := b.String()

@@ -117,6 +117,14 @@ func mpirunCommand(o runOptions, mpirun, lib, ghostExe string, env []string, roo
 		// (MPI_Comm_split_type), so only the grouping matters.
 		cmd = append(cmd, "--mca", "plm_rsh_agent", ghostExe+" "+fakeNodeAgent,
 			"-H", redirect.FormatHosts(plan), "--map-by", "slot")
+		if !setsMCA("osc", o.mpiexecArgs, env) {
+			// Fake nodes talk over TCP, where Debian's osc list
+			// (^ucx,pt2pt) has no component for a window that spans
+			// them, Ghost's internal ones included (MPI_ERR_WIN):
+			// osc/pt2pt serves them, as between real nodes without RDMA
+			// (docs/openmpi.md).
+			cmd = append(cmd, "--mca", "osc", "^ucx")
+		}
 		total = redirect.TotalSlots(plan)
 	}
 	cmd = append(cmd, "-n", strconv.Itoa(total),
@@ -127,6 +135,23 @@ func mpirunCommand(o runOptions, mpirun, lib, ghostExe string, env []string, roo
 	}
 	cmd = append(cmd, o.mpiexecArgs...)
 	return append(cmd, o.program...), nil
+}
+
+// setsMCA says whether the user chose the MCA parameter name: in mpirun
+// arguments (--mca NAME value, -mca, --gmca) or the environment
+// (OMPI_MCA_NAME).
+func setsMCA(name string, args, env []string) bool {
+	for i, a := range args {
+		if (a == "--mca" || a == "-mca" || a == "--gmca" || a == "-gmca") && i+1 < len(args) && args[i+1] == name {
+			return true
+		}
+	}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "OMPI_MCA_"+name+"=") {
+			return true
+		}
+	}
+	return false
 }
 
 // runOpenMPI starts an Open MPI program (m) under Ghost, or refuses it with
