@@ -132,9 +132,8 @@ bench-intercept: all
 # Real applications (issue 5; docs/apps.md): NWChem, our ARMCI-MPI programs
 # and OpenCoarrays' shipped tests under plain MPICH, plain MPICH with
 # MPIR_CVAR_NOLOCAL=1 and Ghost, and their Open MPI builds with an mpi4py
-# program under plain Open MPI and, once build/libghost-openmpi.so is
-# built, Ghost on Open MPI (-apps.openmpi-ghost), in one table (also
-# written to build/apps.md). deps installs the application packages. `make test` runs
+# program under plain Open MPI and, where build/libghost-openmpi.so is
+# built, Ghost on Open MPI, in one table (also written to build/apps.md). deps installs the application packages. `make test` runs
 # a subset of the same tests. APPS_RUN picks tests (a go test -run
 # pattern; keep TestAppsTable in it), e.g. APPS_RUN='TestApps(ARMCI|Table)';
 # APPS_FLAGS adds test flags, e.g. APPS_FLAGS='-apps.maxprocs 5'.
@@ -145,4 +144,4 @@ APPS_FLAGS ?=
 apps: deps all
 	$(GO) test -c -o $(BUILD)/apps.test ./test
 	cd test && LIBGHOST_BUILD_DIR=$(CURDIR)/$(BUILD) ../$(BUILD)/apps.test -test.run '$(APPS_RUN)' -test.timeout 150m \
-		-apps.full -apps.openmpi-ghost -apps.out $(CURDIR)/$(BUILD)/apps.md $(APPS_FLAGS)
+		-apps.full -apps.out $(CURDIR)/$(BUILD)/apps.md $(APPS_FLAGS)

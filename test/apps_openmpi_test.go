@@ -23,12 +23,13 @@ import (
 	"github.com/ghost-mpi/ghost/internal/apps"
 )
 
-var appsOpenMPIGhost = flag.Bool("apps.openmpi-ghost", false,
+var appsOpenMPIGhost = flag.Bool("apps.openmpi-ghost", true,
 	"also run Open MPI's builds of the applications under ghost run with build/libghost-openmpi.so, when it is built, "+
-		"and require them to pass wherever plain Open MPI passes")
+		"and require them to pass wherever plain Open MPI passes (-apps.openmpi-ghost=false: plain Open MPI only)")
 
 // ghostOpenMPIOn is the one condition of the Ghost-on-Open-MPI column: the
-// library is built and -apps.openmpi-ghost asks for it.
+// library is built (make builds it where Open MPI's headers are) and
+// -apps.openmpi-ghost, on by default, is not turned off.
 func ghostOpenMPIOn() bool { return *appsOpenMPIGhost && openMPILibrary() != "" }
 
 // ghostOpenMPIState says in words whether that column runs, and why not.
@@ -39,7 +40,7 @@ func ghostOpenMPIState() string {
 	case openMPILibrary() == "":
 		return "off, libghost-openmpi.so is not built"
 	}
-	return "off, -apps.openmpi-ghost not given"
+	return "off, -apps.openmpi-ghost=false"
 }
 
 // ghostOpenMPICell is the column's cell when it does not run.
