@@ -81,7 +81,10 @@ func openMPIRow(t *testing.T, row *appRow, l layout, timeout time.Duration, must
 	}
 	g := appRun(t, l, ghostOpenMPI, dir(), timeout+2*time.Minute, args...)
 	row.cells[ghostOpenMPI] = judge(g, &r)
-	if c := row.cells[ghostOpenMPI]; p.ok && !c.ok {
+	if c := row.cells[ghostOpenMPI]; !c.ran {
+		row.note = fmt.Sprintf("Ghost on Open MPI not run: %d processes > -apps.maxprocs=%d (APPS_FLAGS='-apps.maxprocs %d' runs it)",
+			l.procs(ghostOpenMPI), *appsMaxProcs, l.procs(ghostOpenMPI))
+	} else if p.ok && !c.ok {
 		row.note = "GHOST REGRESSION on Open MPI: plain Open MPI passes"
 		t.Errorf("%s (%s): plain Open MPI %s, but Ghost on Open MPI %s\n%s", row.test, l.name, p.status, c.status, g)
 	} else if c.ran {
