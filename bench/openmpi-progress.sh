@@ -45,7 +45,7 @@ mkdir -p "$(dirname "$prefix")"
 
 # name|what it is|mpirun arguments|flavours|the osc component when none
 # prints itself (osc/rdma and osc/pt2pt name themselves at window free under
-# osc_base_verbose; osc/sm and osc/ucx stay silent).
+# osc_base_verbose; osc/sm and osc/ucx stay silent)|processes (default 2).
 # Debian 12's /etc/openmpi/openmpi-mca-params.conf sets pml=^ucx and
 # osc=^ucx,pt2pt, so "default" there is ob1 over vader with osc/rdma and
 # osc/sm; the report quotes the file.
@@ -59,6 +59,27 @@ tcp|network, ob1 over TCP, the installed osc list|--mca btl self,tcp|allocate,cr
 tcp-pt2pt|network, ob1 over TCP, osc pt2pt|--mca btl self,tcp --mca osc pt2pt|allocate,create,dynamic|pt2pt
 ucx-tcp|network, pml ucx + osc ucx over TCP|--mca pml ucx --mca osc ucx --mca pml_ucx_tls any --mca pml_ucx_devices any -x UCX_TLS=tcp,self|allocate,create,dynamic|ucx'
 
+# Ghost on Open MPI (build/libghost-openmpi.so, `make`), in the same run:
+# its defaults on one node (no ghost; its node-local path serves
+# MPI_Win_allocate windows), and one ghost with GHOST_NODE_LOCAL=off, which
+# sends every operation on an MPI_Win_allocate window through the ghost, as
+# for windows that span nodes, over the installed osc list and over osc
+# pt2pt, whose lock and PSCW handshakes need the target in MPI. A ghost is a
+# third process: the two ranks stay the program's. OPENMPI_PROGRESS_GHOST=0
+# leaves these rows out.
+lib=$PWD/build/libghost-openmpi.so
+if [ "${OPENMPI_PROGRESS_GHOST:-1}" != 0 ]; then
+	[ -f "$lib" ] || {
+		echo "openmpi-progress: $lib not found: run make first, or set OPENMPI_PROGRESS_GHOST=0" >&2
+		exit 1
+	}
+	ghostpath="-x LD_PRELOAD=$lib -x GHOST_NG=1 -x GHOST_NODE_LOCAL=off"
+	configs="$configs
+ghost|one node, Ghost's defaults (no ghost process: the node-local path)|-x LD_PRELOAD=$lib|allocate,create,dynamic,shared|sm|2
+ghost-ghostpath|one node, Ghost with 1 ghost, GHOST_NODE_LOCAL=off (the path of windows that span nodes)|$ghostpath|allocate,create,dynamic,shared|sm|3
+ghost-pt2pt-ghostpath|one node, osc pt2pt (sm for the shared windows Ghost needs), Ghost with 1 ghost, GHOST_NODE_LOCAL=off|--mca osc pt2pt,sm $ghostpath|allocate,create,dynamic|pt2pt|3"
+fi
+
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 launch() { # mpirun arguments, then the program's
 	# sh has no local variables: launch_args must not be the loop's args.
@@ -66,10 +87,10 @@ launch() { # mpirun arguments, then the program's
 	shift
 	# mpirun forwards its stdin to rank 0: keep it off the config list.
 	# shellcheck disable=SC2086 # launch_args is a list of words
-	timeout 600 "$mpirun" --allow-run-as-root --oversubscribe -n 2 $launch_args "$work/openmpi_progress" "$@" </dev/null
+	timeout 600 "$mpirun" --allow-run-as-root --oversubscribe -n "${procs:-2}" $launch_args "$work/openmpi_progress" "$@" </dev/null
 }
 
-echo "$configs" | while IFS='|' read -r name what args flavours silent; do
+echo "$configs" | while IFS='|' read -r name what args flavours silent procs; do
 	echo "openmpi-progress: $name ($what)" >&2
 	components='{}'
 	for fl in $(echo "$flavours" | tr , ' '); do
