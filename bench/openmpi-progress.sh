@@ -16,6 +16,8 @@
 #                          (default mpicc.openmpi, mpirun.openmpi)
 #   OPENMPI_PROGRESS_PREFIX  where to write PREFIX.json and PREFIX.md
 #                          (default bench/results/DATE-openmpi-progress)
+#   OPENMPI_PROGRESS_GHOST 0 leaves out the rows under Ghost
+#                          (build/libghost-openmpi.so; default 1: `make` first)
 #   OPENMPI_PYTHON         a Python with mpi4py built on Open MPI for the
 #                          mpi4py row (default /usr/bin/python3; the row is
 #                          left out, with the reason, when it has no mpi4py)
