@@ -1,6 +1,8 @@
 package test
 
 import (
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -50,6 +52,41 @@ func TestOpenMPIExitStatusLikePlain(t *testing.T) {
 				}
 			}
 			t.Fatalf("plain Open MPI: %d, Ghost: %d\n--- plain\n%s\n--- ghost\n%s", plain.code, ghost.code, plain, ghost)
+		})
+	}
+}
+
+// An mpi4py program's RMA (Win.Allocate, Lock, Accumulate, Fetch_and_op,
+// Get) under Open MPI with libghost-openmpi.so preloaded by hand: Python
+// loads libmpi only at import, and the library, which links libmpi itself,
+// must work there too. Plain Open MPI first, then Ghost's node-local path
+// and its ghost path.
+func TestOpenMPIMpi4py(t *testing.T) {
+	needMPI(t)
+	const python = "/usr/bin/python3" // Debian's, where python3-mpi4py installs
+	if err := exec.Command(python, "-c", "import mpi4py").Run(); err != nil {
+		t.Skipf("%s has no mpi4py (python3-mpi4py, which make deps and .ci/run install)", python)
+	}
+	if _, err := exec.LookPath("mpirun.openmpi"); err != nil {
+		t.Skipf("mpirun.openmpi not found: %s", openMPI.skipReason)
+	}
+	script, _ := filepath.Abs("programs/rma_mpi4py.py")
+	const users = 2
+	for _, c := range []struct {
+		name string
+		env  []string
+	}{
+		{"plain", nil},
+		{"g1", []string{"GHOST_NG=1"}},
+		{"g1-ghostpath", []string{"GHOST_NG=1", "GHOST_NODE_LOCAL=off"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := job{args: []string{python, script}, env: c.env, timeout: 60 * time.Second}
+			if c.env == nil {
+				expectChecks(t, openMPIRunLib(t, j, users, ""), users)
+				return
+			}
+			expectChecks(t, openMPIRunLib(t, j, users+1, openMPI.lib), users)
 		})
 	}
 }
