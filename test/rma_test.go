@@ -74,6 +74,9 @@ var rmaConfigs = []rmaConfig{
 	{name: "ompi-g0", users: 2, ghosts: 0, openMPI: true},
 	{name: "ompi-g1", users: 3, ghosts: 1, openMPI: true},
 	{name: "ompi-g1-ghostpath", users: 3, ghosts: 1, env: []string{"GHOST_NODE_LOCAL=off"}, openMPI: true},
+	// The ghost path with profiling adaptation: windows switch between
+	// redirection and Open MPI's own path at agreement points.
+	{name: "ompi-g1-auto", users: 3, ghosts: 1, env: []string{"GHOST_NODE_LOCAL=off", "GHOST_ASYNC=auto"}, openMPI: true},
 }
 
 // rmaArgs gives programs that take arguments their argument sets, each run
@@ -126,7 +129,7 @@ var unsignedMaxBug = knownBug{configs: []string{"*"},
 	why:       "MPICH 4.0.2 and Open MPI 4.1.4 compare unsigned integers as signed in MPI_MAX/MPI_MIN accumulates",
 	signature: regexp.MustCompile(`MPI_(MAX|MIN) on rank`)}
 
-var winCreateGetAccBug = knownBug{configs: []string{"ompi-g1-ghostpath"},
+var winCreateGetAccBug = knownBug{configs: []string{"ompi-g1-ghostpath", "ompi-g1-auto"},
 	why:       "Open MPI 4.1.4's osc/rdma on MPI_Win_create windows fetches garbage in MPI_Get_accumulate with derived datatypes",
 	signature: regexp.MustCompile(`get_acc`)}
 
@@ -147,7 +150,7 @@ var openMPIBugs = map[string]knownBug{
 	"dt_contig.c": winCreateGetAccBug,
 	"dt_vector.c": winCreateGetAccBug,
 	"dt_mixed.c":  winCreateGetAccBug,
-	"acc_types.c": {configs: []string{"ompi-g1-ghostpath"},
+	"acc_types.c": {configs: []string{"ompi-g1-ghostpath", "ompi-g1-auto"},
 		why:       "Open MPI 4.1.4's osc/rdma on MPI_Win_create windows sums MPI_C_FLOAT_COMPLEX wrongly",
 		signature: regexp.MustCompile(`MPI_C_FLOAT_COMPLEX MPI_SUM`)},
 	"mixed_origins.c": {configs: []string{"ompi-plain"},
