@@ -179,6 +179,8 @@ func buildInfo() metrics.BuildInfo {
 	var n C.int
 	C.PMPI_Get_library_version((*C.char)(unsafe.Pointer(&buf[0])), &n)
 	lib := string(buf[:max(0, min(int(n), len(buf)))])
+	// Open MPI counts the terminating NUL in the length; MPICH does not.
+	lib, _, _ = strings.Cut(lib, "\x00")
 	lib, _, _ = strings.Cut(lib, "\n")
 	lib = strings.Join(strings.Fields(lib), " ")
 	return metrics.BuildInfo{

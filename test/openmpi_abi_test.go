@@ -1,8 +1,10 @@
 package test
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -88,5 +90,36 @@ func TestOpenMPIMpi4py(t *testing.T) {
 			}
 			expectChecks(t, openMPIRunLib(t, j, users+1, openMPI.lib), users)
 		})
+	}
+}
+
+// The metrics textfile of a job under Open MPI: build information names
+// Open MPI's handles and library (whose version string's length counts
+// its NUL), and operations through the ghost are counted with their bytes,
+// which for predefined types come from libghost-openmpi.so's type table.
+func TestOpenMPIMetricsTextfile(t *testing.T) {
+	needMPI(t)
+	bin := programFor(t, openMPI, "rma", "acc.c")
+	dir := t.TempDir()
+	const users = 2
+	r := openMPIRunLib(t, job{args: []string{bin}, timeout: 60 * time.Second,
+		env: []string{"GHOST_NG=1", "GHOST_NODE_LOCAL=off", "GHOST_METRICS_TEXTFILE=" + dir}}, users+1, openMPI.lib)
+	expectChecks(t, r, users)
+	b, err := os.ReadFile(filepath.Join(dir, "ghost_node0.prom"))
+	if err != nil {
+		t.Fatalf("no textfile: %v\n%s", err, r)
+	}
+	text := string(b)
+	if strings.ContainsRune(text, 0) {
+		t.Errorf("the textfile holds a NUL byte:\n%q", text)
+	}
+	info := regexp.MustCompile(`(?m)^ghost_build_info\{abi="MPI 3\.1 \(Open MPI handles\)",mpi_version="Open MPI v4[^"]*[^" ]",`)
+	if !info.MatchString(text) {
+		t.Errorf("no ghost_build_info for Open MPI:\n%s", text)
+	}
+	ops := regexp.MustCompile(`(?m)^ghost_rma_operations_total\{node="0",op="acc",path="ghost"\} (\d+)$`).FindStringSubmatch(text)
+	bytes := regexp.MustCompile(`(?m)^ghost_rma_bytes_total\{node="0",op="acc",path="ghost"\} (\d+)$`).FindStringSubmatch(text)
+	if ops == nil || bytes == nil || ops[1] == "0" || bytes[1] == "0" {
+		t.Errorf("accumulates through the ghost not counted (operations %v, bytes %v):\n%s", ops, bytes, text)
 	}
 }
