@@ -77,7 +77,7 @@ var rmaConfigs = []rmaConfig{
 	// The ghost path with profiling adaptation: windows switch between
 	// redirection and Open MPI's own path at agreement points. Extra for
 	// now: a user process dies of SIGSEGV now and then (2 programs of 54
-	// in one run, 2 jobs of about 150 in loops) when several such jobs
+	// in one run, 2 jobs of about 70 run 3 or 4 at a time) when several such jobs
 	// share the machine, with no backtrace yet; docs/openmpi.md.
 	{name: "ompi-g1-auto", users: 3, ghosts: 1, env: []string{"GHOST_NODE_LOCAL=off", "GHOST_ASYNC=auto"}, openMPI: true, extra: true},
 }
