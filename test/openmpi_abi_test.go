@@ -58,10 +58,12 @@ func TestOpenMPIExitStatusLikePlain(t *testing.T) {
 	}
 }
 
-// An mpi4py program's RMA (Win.Allocate, Lock, Accumulate, Fetch_and_op,
-// Get) under Open MPI with libghost-openmpi.so preloaded by hand: Python
-// loads libmpi only at import, and the library, which links libmpi itself,
-// must work there too. Plain Open MPI first, then Ghost's node-local path
+// An mpi4py program's RMA under Open MPI with libghost-openmpi.so preloaded
+// by hand: Python loads libmpi only at import, and the library, which links
+// libmpi itself, must work there too. The program is the apps suite's
+// (test/apps/mpi4py/win_compute.py: Win.Allocate, Lock, Accumulate and
+// Fetch_and_op while the target computes), which TestAppsOpenMPIMpi4py
+// runs through `ghost run`; here plain Open MPI, Ghost's node-local path
 // and its ghost path.
 func TestOpenMPIMpi4py(t *testing.T) {
 	needMPI(t)
@@ -72,7 +74,7 @@ func TestOpenMPIMpi4py(t *testing.T) {
 	if _, err := exec.LookPath("mpirun.openmpi"); err != nil {
 		t.Skipf("mpirun.openmpi not found: %s", openMPI.skipReason)
 	}
-	script, _ := filepath.Abs("programs/rma_mpi4py.py")
+	script, _ := filepath.Abs(filepath.Join("apps", "mpi4py", "win_compute.py"))
 	const users = 2
 	for _, c := range []struct {
 		name string
@@ -83,7 +85,8 @@ func TestOpenMPIMpi4py(t *testing.T) {
 		{"g1-ghostpath", []string{"GHOST_NG=1", "GHOST_NODE_LOCAL=off"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			j := job{args: []string{python, script}, env: c.env, timeout: 60 * time.Second}
+			// 0.5 s of computing, 2 rounds: enough for the checks.
+			j := job{args: []string{python, script, "0.5", "2"}, env: c.env, timeout: 60 * time.Second}
 			if c.env == nil {
 				expectChecks(t, openMPIRunLib(t, j, users, ""), users)
 				return
