@@ -175,6 +175,16 @@ func findMpiexec(getenv func(string) string, lookPath func(string) (string, erro
 }
 
 // mpiexecCommand builds the full command line.
+// placeOnHosts lays the job's users and ghosts out over the fake nodes
+// of --hosts (redirect.Place), for either launcher.
+func placeOnHosts(o runOptions) ([]redirect.HostSlots, error) {
+	hosts, err := redirect.ParseHosts(o.hosts)
+	if err != nil {
+		return nil, err
+	}
+	return redirect.Place(o.users, o.ghosts, hosts)
+}
+
 func mpiexecCommand(o runOptions, mpiexec, lib, existingPreload string) ([]string, error) {
 	preload := lib
 	if existingPreload != "" {
@@ -183,11 +193,7 @@ func mpiexecCommand(o runOptions, mpiexec, lib, existingPreload string) ([]strin
 	cmd := []string{mpiexec}
 	total := o.users + o.ghosts
 	if o.hosts != "" {
-		hosts, err := redirect.ParseHosts(o.hosts)
-		if err != nil {
-			return nil, err
-		}
-		plan, err := redirect.Place(o.users, o.ghosts, hosts)
+		plan, err := placeOnHosts(o)
 		if err != nil {
 			return nil, err
 		}

@@ -104,11 +104,7 @@ func mpirunCommand(o runOptions, mpirun, lib, ghostExe string, env []string, roo
 	}
 	total := o.users + o.ghosts
 	if o.hosts != "" {
-		hosts, err := redirect.ParseHosts(o.hosts)
-		if err != nil {
-			return nil, err
-		}
-		plan, err := redirect.Place(o.users, o.ghosts, hosts)
+		plan, err := placeOnHosts(o)
 		if err != nil {
 			return nil, err
 		}
