@@ -210,6 +210,10 @@ extern void ghostBeforeFinalize(void);
  * a vote out. */
 extern int ghostPredict(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_ticks, uint64_t stall_ticks,
                         int stalls_counted_as_comm);
+/* The last interval at finalize, too short for a vote (the same ticks as
+ * ghostPredict's, stalls as waits): traced with the vote that stands. */
+extern void ghostRecordLast(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_ticks, uint64_t stall_ticks,
+                            int vote);
 /* Window-wide agreement (adapt/): votes for redirection out of n, current state. */
 extern int ghostAgree(int on_votes, int n, int cr_sum);
 /* A window's agreed state changed to on at point (GHOST_POINT_*), for the

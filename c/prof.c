@@ -438,8 +438,13 @@ void ghost_prof_flush(void)
         return;
     lock();
     uint64_t now = __rdtsc();
-    if (interval.start)
-        close_interval(now, interval_sums(now, block()));
+    if (interval.start) {
+        sums_t s = interval_sums(now, block());
+        if (enough(s))
+            close_interval(now, s);
+        else /* too short to vote on, but its operations and switches belong in the trace */
+            ghostRecordLast(s.comm, s.span, s.wait, s.stall, __atomic_load_n(&ghost_vote, __ATOMIC_RELAXED));
+    }
     unlock();
 }
 

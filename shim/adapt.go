@@ -78,16 +78,35 @@ func setupProfiling(cfg config.Config) {
 //export ghostPredict
 func ghostPredict(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, overCores C.int) C.int {
 	on := predictor.Observe(uint64(commTicks), uint64(spanTicks))
-	wait, stall, over := uint64(waitTicks), uint64(stallTicks), overCores != 0
+	recordInterval(intervalTicks(commTicks, spanTicks, waitTicks, stallTicks, overCores != 0), predictor.LastCR(), on)
+	self.log.debugf("user rank %d: CR %.3f over the last interval, votes redirection %s",
+		self.userRank(), predictor.LastCR(), onOff(on))
+	return boolInt(on)
+}
+
+// ghostRecordLast traces the interval that finalize ends when it is too
+// short to vote on: its operations and switches would be lost otherwise.
+// Its CR is its own; the predictor does not see it.
+//
+//export ghostRecordLast
+func ghostRecordLast(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, vote C.int) {
+	cr := 0.0
+	if spanTicks > 0 {
+		cr = float64(commTicks) / float64(spanTicks)
+	}
+	recordInterval(intervalTicks(commTicks, spanTicks, waitTicks, stallTicks, false), cr, vote != 0)
+}
+
+// intervalTicks are the trace's times of an interval from the C timers'
+// sums: the span leaves the waits out, and the stalls in unless they were
+// counted as communication (over).
+func intervalTicks(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, over bool) profile.Ticks {
+	wait, stall := uint64(waitTicks), uint64(stallTicks)
 	total := uint64(spanTicks) + wait - stall
 	if over {
 		total = uint64(spanTicks) + wait
 	}
-	recordInterval(profile.Ticks{MPI: uint64(commTicks) + wait, Total: total, Wait: wait, Stall: stall, Over: over},
-		predictor.LastCR(), on)
-	self.log.debugf("user rank %d: CR %.3f over the last interval, votes redirection %s",
-		self.userRank(), predictor.LastCR(), onOff(on))
-	return boolInt(on)
+	return profile.Ticks{MPI: uint64(commTicks) + wait, Total: total, Wait: wait, Stall: stall, Over: over}
 }
 
 // ghostAgree decides at every agreement point (c/agree.c, the ballot)
