@@ -30,6 +30,42 @@ func (t Thresholds) Validate() error {
 	return nil
 }
 
+// MinStallShare is the share of an interval that stalls must take before
+// an interval whose operations went straight to their targets speaks for
+// redirection. Below it the direct path served the process: NWChem's
+// Global Arrays phases on 2 nodes stall for 0.2–0.5% of an interval with
+// redirection off, while a neighbour that computes through an origin's
+// flushes (bench/programs/multiphase.c's COMP phase) stalls for a third.
+const MinStallShare = 0.05
+
+// Interval is what one process measured over one prediction interval, in
+// the timers' ticks.
+type Interval struct {
+	// Comm is the time spent communicating, Span the interval's length
+	// (both without the waits for other ranks): CR = Comm / Span.
+	Comm, Span uint64
+	// Stall is the part of Span spent completing operations that went
+	// straight to a target outside MPI: the time that redirection gives
+	// back. Over says that more tasks were runnable than the process had
+	// cores, so that the stalls may have been waits for a core (they are
+	// then in Comm as well, and prove nothing).
+	Stall uint64
+	Over  bool
+	// Direct and Redirected count the RMA operations issued in the
+	// interval, by path.
+	Direct, Redirected uint64
+}
+
+// ranDirect is whether most of the interval's operations went straight to
+// their targets: its stalls then measure what redirection would give back.
+func (iv Interval) ranDirect() bool { return iv.Direct > iv.Redirected }
+
+// stalled is whether the stalls are evidence that targets computed
+// through this process's completions.
+func (iv Interval) stalled() bool {
+	return !iv.Over && float64(iv.Stall) >= MinStallShare*float64(iv.Span)
+}
+
 // Predictor turns interval measurements into votes. It is safe for the
 // several threads of an MPI_THREAD_MULTIPLE process.
 type Predictor struct {
@@ -39,24 +75,47 @@ type Predictor struct {
 	last   float64
 }
 
-// NewPredictor starts with redirection on: a fresh window is redirected
-// until the first measurements say otherwise.
+// NewPredictor starts with redirection off: the ghost stays off the
+// critical path until a measurement says that it would help. (Starting on
+// cost NWChem on 2 fake nodes its first second at 2.5 times the direct
+// path's time per operation, before its first implicit point voted off.)
 func NewPredictor(t Thresholds) *Predictor {
-	return &Predictor{limits: t, on: true}
+	return &Predictor{limits: t}
 }
 
-// Observe records one interval, mpi ticks of total spent inside MPI, and
-// returns the vote: true for redirection on.
-func (p *Predictor) Observe(mpi, total uint64) bool {
+// Vote is the predictor's standing vote: true for redirection on.
+func (p *Predictor) Vote() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if total == 0 {
+	return p.on
+}
+
+// Observe records one interval and returns the vote: true for redirection
+// on.
+//
+// The paper's rule, off above High, on below Low and the last vote in
+// between, holds for intervals whose operations went through the ghosts
+// and for those without operations (a target that computes votes for the
+// ghost that its origins need). An interval whose operations went mostly
+// straight to their targets has measured the direct path instead: without
+// stalls (stalled) it votes off whatever its CR, since its completions
+// did not wait for anybody and redirection could only add the ghost's hop
+// (a low CR there is computation that nobody waited on, and voting on for
+// it made NWChem flip on and off at every Global Arrays sync, each time
+// paying the ghost path's cost for a phase); with stalls, the rule above
+// decides, on a CR that leaves the stalls out.
+func (p *Predictor) Observe(iv Interval) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if iv.Span == 0 {
 		return p.on
 	}
-	cr := float64(mpi) / float64(total)
+	cr := float64(iv.Comm) / float64(iv.Span)
 	p.last = cr
 	switch {
 	case cr > p.limits.High:
+		p.on = false
+	case iv.ranDirect() && !iv.stalled():
 		p.on = false
 	case cr < p.limits.Low:
 		p.on = true

@@ -25,8 +25,8 @@ func TestThresholdsValidate(t *testing.T) {
 	}
 }
 
-// Each row is a sequence of intervals (CR in percent) and the vote after
-// each one.
+// Each row is a sequence of intervals (CR in percent) without operations
+// or through the ghosts, and the vote after each one: the paper's rule.
 func TestPredictorHysteresis(t *testing.T) {
 	limits := Thresholds{Low: 0.3, High: 0.6}
 	tests := []struct {
@@ -34,19 +34,24 @@ func TestPredictorHysteresis(t *testing.T) {
 		crs   []uint64
 		votes []bool
 	}{
-		{"starts on and stays on while computing", []uint64{5, 10, 29}, []bool{true, true, true}},
-		{"goes off above high", []uint64{61}, []bool{false}},
+		{"starts off and stays off in the band", []uint64{59, 31}, []bool{false, false}},
+		{"comes on below low and stays on while computing", []uint64{5, 10, 29}, []bool{true, true, true}},
+		{"goes off above high", []uint64{5, 61}, []bool{true, false}},
 		{"holds off in the band", []uint64{90, 50, 31, 59}, []bool{false, false, false, false}},
 		{"comes back on below low", []uint64{90, 50, 29}, []bool{false, false, true}},
 		{"holds on in the band", []uint64{10, 59, 31}, []bool{true, true, true}},
-		{"boundaries are exclusive", []uint64{60, 30, 90, 30}, []bool{true, true, false, false}},
+		{"boundaries are exclusive", []uint64{10, 60, 30, 90, 30}, []bool{true, true, true, false, false}},
 		{"flapping phases follow the thresholds", []uint64{95, 5, 95, 5}, []bool{false, true, false, true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := NewPredictor(limits)
+			if p.Vote() {
+				t.Fatal("a new predictor votes on")
+			}
 			for i, cr := range tt.crs {
-				if got := p.Observe(cr, 100); got != tt.votes[i] {
+				iv := Interval{Comm: cr, Span: 100, Redirected: uint64(i % 2 * 50)}
+				if got := p.Observe(iv); got != tt.votes[i] {
 					t.Fatalf("interval %d (CR %d%%): vote %v, want %v", i, cr, got, tt.votes[i])
 				}
 			}
@@ -54,13 +59,44 @@ func TestPredictorHysteresis(t *testing.T) {
 	}
 }
 
+// Intervals whose operations went straight to their targets measured the
+// direct path: only stalls, on cores that were not oversubscribed, speak
+// for redirection.
+func TestPredictorDirectIntervals(t *testing.T) {
+	limits := Thresholds{Low: 0.3, High: 0.6}
+	on := Interval{Comm: 5, Span: 100}
+	tests := []struct {
+		name string
+		iv   Interval
+		want bool
+	}{
+		{"computing, completions prompt: off", Interval{Comm: 10, Span: 100, Direct: 4000}, false},
+		{"in the band, completions prompt: off", Interval{Comm: 45, Span: 100, Direct: 4000}, false},
+		{"stalls below the floor: off", Interval{Comm: 10, Span: 1000, Stall: 49, Direct: 4000}, false},
+		{"stalls at the floor, low CR: on", Interval{Comm: 10, Span: 1000, Stall: 50, Direct: 4000}, true},
+		{"stalls, CR in the band: the last vote", Interval{Comm: 45, Span: 100, Stall: 30, Direct: 10}, true},
+		{"stalls, CR above high: off", Interval{Comm: 70, Span: 100, Stall: 20, Direct: 10}, false},
+		{"stalls while oversubscribed prove nothing: off", Interval{Comm: 10, Span: 100, Stall: 30, Over: true, Direct: 10}, false},
+		{"mostly redirected: the paper's rule", Interval{Comm: 10, Span: 100, Direct: 50, Redirected: 50}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewPredictor(limits)
+			p.Observe(on)
+			if got := p.Observe(tt.iv); got != tt.want {
+				t.Fatalf("Observe(%+v) after an on vote = %v, want %v", tt.iv, got, tt.want)
+			}
+		})
+	}
+}
+
 func TestPredictorEmptyInterval(t *testing.T) {
 	p := NewPredictor(Thresholds{0.3, 0.6})
-	p.Observe(90, 100)
-	if p.Observe(0, 0) {
+	p.Observe(Interval{Comm: 10, Span: 100})
+	if !p.Observe(Interval{}) {
 		t.Fatal("an empty interval changed the vote")
 	}
-	if cr := p.LastCR(); cr != 0.9 {
+	if cr := p.LastCR(); cr != 0.1 {
 		t.Fatalf("LastCR = %g", cr)
 	}
 }

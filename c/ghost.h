@@ -56,6 +56,7 @@ double ghost_tsc_hz(void);
  * interval there once the interval holds a tenth of GHOST_PREDICT_INT
  * outside waits, so that the vote is about the step that just ended. */
 extern uint64_t ghost_predict_ticks;
+extern int ghost_vote; /* this process's latest prediction: 1 for redirection on */
 int ghost_prof_vote(void);
 /* The CR of this process's latest interval in units of 1/GHOST_CR_SCALE: an
  * int, so that the agreement's allreduce sums it with the votes. */

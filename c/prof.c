@@ -49,7 +49,7 @@
 
 int ghost_prof_enabled = 0;
 uint64_t ghost_predict_ticks = 0; /* 0: no prediction */
-int ghost_vote = 1;               /* this process's latest prediction */
+int ghost_vote = 0;               /* this process's latest prediction; starts as adapt.NewPredictor does */
 static int last_cr = 0;           /* and its interval's CR, 1/GHOST_CR_SCALE */
 int ghost_async_auto = 0;
 

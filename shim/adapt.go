@@ -18,6 +18,10 @@ import (
 // predictor is this process's profiling predictor under GHOST_ASYNC=auto.
 var predictor *adapt.Predictor
 
+// predictedOps are the process's operation counts at the end of the last
+// interval the predictor saw.
+var predictedOps profile.OpCounts
+
 // applyThresholds takes CR_LOW and CR_HIGH from GHOST_THRESHOLDS for this
 // job's user count and ghosts per node (docs/calibrate.md). Every process
 // reads the file; a problem is agreed over world, so that the lowest rank
@@ -61,6 +65,8 @@ func setupProfiling(cfg config.Config) {
 		return
 	}
 	predictor = adapt.NewPredictor(adapt.Thresholds{Low: cfg.CRLow, High: cfg.CRHigh})
+	predictedOps = readOpCounts()
+	C.ghost_vote = boolInt(predictor.Vote())
 	tscHz := float64(C.ghost_tsc_hz())
 	C.ghost_predict_ticks = C.uint64_t(cfg.PredictInterval.Seconds() * tscHz)
 	C.ghost_gp_enabled = boolInt(sw.GP)
@@ -77,7 +83,11 @@ func setupProfiling(cfg config.Config) {
 //
 //export ghostPredict
 func ghostPredict(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, overCores C.int) C.int {
-	on := predictor.Observe(uint64(commTicks), uint64(spanTicks))
+	ops := readOpCounts()
+	on := predictor.Observe(adapt.Interval{Comm: uint64(commTicks), Span: uint64(spanTicks),
+		Stall: uint64(stallTicks), Over: overCores != 0,
+		Direct: ops.Direct - predictedOps.Direct, Redirected: ops.Ghost - predictedOps.Ghost})
+	predictedOps = ops
 	recordInterval(intervalTicks(commTicks, spanTicks, waitTicks, stallTicks, overCores != 0), predictor.LastCR(), on)
 	self.log.debugf("user rank %d: CR %.3f over the last interval, votes redirection %s",
 		self.userRank(), predictor.LastCR(), onOff(on))
