@@ -57,8 +57,22 @@ type Interval struct {
 }
 
 // ranDirect is whether most of the interval's operations went straight to
-// their targets: its stalls then measure what redirection would give back.
+// their targets.
 func (iv Interval) ranDirect() bool { return iv.Direct > iv.Redirected }
+
+// measuredDirect is whether the interval measured the direct path: most of
+// its operations went straight to their targets, and completing them
+// (communication and stalls) took at least MinStallShare of it. Its stalls
+// then measure what redirection would give back. An interval that only
+// computed, with a few operations left over from the phase before, says
+// nothing about the path; it votes as a computing target does.
+func (iv Interval) measuredDirect() bool {
+	used := iv.Comm
+	if !iv.Over { // else the stalls are in Comm already
+		used += iv.Stall
+	}
+	return iv.ranDirect() && float64(used) >= MinStallShare*float64(iv.Span)
+}
 
 // stalled is whether the stalls are evidence that targets computed
 // through this process's completions.
@@ -73,6 +87,91 @@ type Predictor struct {
 	limits Thresholds
 	on     bool
 	last   float64
+	// perOp is the communication time per operation, in ticks, on each
+	// path (direct, redirected), learned from the intervals that ran
+	// mostly on it; 0 until one has.
+	perOp [2]float64
+	// stallShare is the share of recent direct intervals spent in stalls
+	// that count (stalled's conditions): what redirection gives back.
+	stallShare float64
+	// stalledLast is whether the latest interval ran direct and stalled.
+	stalledLast bool
+}
+
+// Paths of perOp.
+const (
+	direct = iota
+	redirected
+)
+
+// learn folds an interval's communication time per operation into the
+// estimate of the path most of its operations took, half old, half new:
+// phases change the cost, and a stale estimate costs a wrong switch.
+func (p *Predictor) learn(iv Interval) {
+	path, ops := redirected, iv.Redirected
+	if iv.ranDirect() {
+		path, ops = direct, iv.Direct
+	}
+	if ops == 0 {
+		return
+	}
+	p.perOp[path] = blend(p.perOp[path], float64(iv.Comm)/float64(ops))
+	if path == direct {
+		share := 0.0
+		if !iv.Over {
+			share = float64(iv.Stall) / float64(iv.Span)
+		}
+		p.stallShare = (p.stallShare + share) / 2
+	}
+}
+
+// blend is half the old estimate and half the new sample, or the sample
+// when there is no estimate yet.
+func blend(old, sample float64) float64 {
+	if old == 0 {
+		return sample
+	}
+	return (old + sample) / 2
+}
+
+// extra is what redirecting ops operations costs over sending them
+// straight to their targets, in ticks, as measured so far; known says
+// whether both paths have been measured.
+func (p *Predictor) extra(ops uint64) (ticks float64, known bool) {
+	if p.perOp[direct] == 0 || p.perOp[redirected] == 0 {
+		return 0, false
+	}
+	return (p.perOp[redirected] - p.perOp[direct]) * float64(ops), true
+}
+
+// costsMore is whether a redirected interval paid more for its path than
+// the stalls of the recent direct intervals, at their share of this one,
+// would have cost it: then the direct path is worth another look. Below
+// MinStallShare of the interval the difference is noise. The estimate is
+// capped by the interval's own communication time, which it cannot have
+// exceeded: a computing interval with a few operations left over from a
+// phase whose operations queued for the ghost must not read as one that
+// paid that phase's price per operation.
+func (p *Predictor) costsMore(iv Interval) bool {
+	extra, known := p.extra(iv.Redirected)
+	extra = min(extra, float64(iv.Comm))
+	return known && extra >= MinStallShare*float64(iv.Span) && extra > p.stallShare*float64(iv.Span)
+}
+
+// pays is whether redirecting a stalled direct interval's operations
+// would have given back more than it costs: its stalls against the extra
+// time per operation that redirection has shown. Before redirection has
+// been measured, switching to it is a bet on a cost nobody knows, so it
+// takes a phase of stalls, two stalled intervals in a row, not a moment:
+// NWChem's first interval stalls for a quarter of its time on every run
+// (one rank waits while the other starts up), and the bet on it cost
+// ethanol SCF on 2 fake nodes 40% of its run.
+func (p *Predictor) pays(iv Interval) bool {
+	extra, known := p.extra(iv.Direct)
+	if !known {
+		return p.stalledLast
+	}
+	return float64(iv.Stall) > extra
 }
 
 // NewPredictor starts with redirection off: the ghost stays off the
@@ -95,27 +194,43 @@ func (p *Predictor) Vote() bool {
 //
 // The paper's rule, off above High, on below Low and the last vote in
 // between, holds for intervals whose operations went through the ghosts
-// and for those without operations (a target that computes votes for the
-// ghost that its origins need). An interval whose operations went mostly
-// straight to their targets has measured the direct path instead: without
+// and for those that hardly communicated (a target that computes votes for
+// the ghost that its origins need). An interval that measured the direct
+// path (measuredDirect) is read by what it measured: without
 // stalls (stalled) it votes off whatever its CR, since its completions
 // did not wait for anybody and redirection could only add the ghost's hop
 // (a low CR there is computation that nobody waited on, and voting on for
 // it made NWChem flip on and off at every Global Arrays sync, each time
-// paying the ghost path's cost for a phase); with stalls, the rule above
+// paying the ghost path's cost for a phase). With stalls it votes off too
+// once redirection has shown a cost per operation that, over the
+// interval's operations, exceeds the stalls (pays): NWChem's rare
+// intervals that stall for 5–10% still switched on for a phase at 20
+// times the direct path's cost per operation. Otherwise the rule above
 // decides, on a CR that leaves the stalls out.
+//
+// The same weighing ends a redirected phase that no longer pays: while
+// redirected, stalls cannot be seen, so an interval whose extra cost per
+// operation exceeds the stall share that the direct path last showed
+// votes off (costsMore), whatever its CR. Without it, NWChem switched on
+// for a start-up interval that stalled for a quarter of its time and then
+// stayed on for the whole run with a CR of 0.44, inside the band, at 12
+// times the direct path's cost per operation.
 func (p *Predictor) Observe(iv Interval) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if iv.Span == 0 {
 		return p.on
 	}
+	p.learn(iv)
 	cr := float64(iv.Comm) / float64(iv.Span)
 	p.last = cr
+	defer func() { p.stalledLast = iv.measuredDirect() && iv.stalled() }()
 	switch {
 	case cr > p.limits.High:
 		p.on = false
-	case iv.ranDirect() && !iv.stalled():
+	case iv.measuredDirect() && !(iv.stalled() && p.pays(iv)):
+		p.on = false
+	case !iv.ranDirect() && p.costsMore(iv):
 		p.on = false
 	case cr < p.limits.Low:
 		p.on = true
@@ -134,26 +249,19 @@ func (p *Predictor) LastCR() float64 {
 }
 
 // Agree is the window-wide decision from onVotes votes for redirection out
-// of n ranks whose latest intervals had a mean communication ratio meanCR:
-// the majority, and on a tie the mean CR against the middle of the
-// hysteresis band t.
+// of n ranks: on only with a majority, so a tie goes off.
 //
-// A tie is common where it matters. When ranks of a window compute out of
-// step with redirection off, the ranks that wait for a busy neighbour land
-// between the thresholds and keep the off vote of the last communication
-// phase, while the busy ones vote on; their mean CR sits low in the band.
-// At the first fence of a communication phase that runs redirected, a
-// rank that got there quickly still votes on from the computation before,
-// while the one slowed down votes off; their mean CR sits high. Keeping the
-// current state on a tie would be wrong both times.
-func Agree(onVotes, n int, meanCR float64, t Thresholds) bool {
-	switch {
-	case n == 0:
-		return true
-	case 2*onVotes > n:
-		return true
-	case 2*onVotes < n:
-		return false
-	}
-	return meanCR < (t.Low+t.High)/2
+// A tie is common where it matters, and off is right both times. At the
+// first point of a communication phase that runs redirected, a rank that
+// got there quickly still votes on from the computation before, while the
+// one slowed down votes off. When one rank stalls on a neighbour that
+// computes and the other completes promptly, redirection is a cost to both
+// against a gain for one, and the ghost stays off the critical path: NWChem
+// on 2 fake nodes starts so on every run (one rank waits while the other
+// starts up), and a tie that went on, as it did when the ranks' mean CR
+// broke ties, cost ethanol DFT a tenth of its run in a phase at the ghost
+// path's cost. Ranks that wait on each other's computation (out of step)
+// all stall, and agree on.
+func Agree(onVotes, n int) bool {
+	return n == 0 || 2*onVotes > n
 }

@@ -2,8 +2,8 @@
  * Agreement points of GHOST_ASYNC=auto: where the ranks of a window's group
  * cast their profiling votes and switch the window together.
  *
- *  - ghost_ballot: the one ballot, an allreduce of every rank's vote and
- *    latest CR that Go's ghostAgree turns into the window-wide decision. It
+ *  - ghost_ballot: the one ballot, an allreduce of every rank's vote that
+ *    Go's ghostAgree turns into the window-wide decision. It
  *    serves allocation (shim/adapt.go), fences and MPI_Win_set_info with
  *    symmetric=true (fence.c, win_info.c).
  *  - MPI_Barrier: an implicit point for programs that never fence, such as
@@ -22,16 +22,16 @@
 
 int ghost_ballot(MPI_Comm comm, int n, int *vote, int *agreed)
 {
-    int ballot[2] = {ghost_prof_vote(), ghost_prof_cr()}, sums[2] = {0, 0};
-    *vote = ballot[0];
+    int ballot = ghost_prof_vote(), sum = 0;
+    *vote = ballot;
     *agreed = -1;
     /* Like a barrier, the allreduce is mostly waiting for the other ranks:
      * not communication (ghost_prof_wait). */
     uint64_t t0 = ghost_ticks();
-    int rc = COLLECTIVE(GHOST_REAL(MPI_Allreduce)(ballot, sums, 2, MPI_INT, MPI_SUM, comm));
+    int rc = COLLECTIVE(GHOST_REAL(MPI_Allreduce)(&ballot, &sum, 1, MPI_INT, MPI_SUM, comm));
     ghost_prof_wait(ghost_ticks() - t0);
     if (rc == MPI_SUCCESS)
-        *agreed = ghostAgree(sums[0], n, sums[1]);
+        *agreed = ghostAgree(sum, n);
     return rc;
 }
 
@@ -97,15 +97,15 @@ static int concerned(const ghost_win_t *w, MPI_Comm comm, int *ranks)
  * at once are left out of implicit points (they still switch at fences). */
 enum { MAX_WINDOWS = 256 };
 
-/* Each rank's entry in the agreement: its vote, its latest CR, and whether
- * it is ready for every window that it holds and comm covers. */
-enum { VOTE, CR, READY, FIELDS };
+/* Each rank's entry in the agreement: its vote, and whether it is ready
+ * for every window that it holds and comm covers. */
+enum { VOTE, READY, FIELDS };
 
 /* The second collective, held only when some rank's vote differs from the
  * one it cast for a window it is ready to switch and comm covers: one
  * allgather over comm of every rank's entry, from which each rank of a
- * concerned window sums its members' votes and CRs, the same sums on all of
- * them. The vote and CR are per process, not per window, so one entry per
+ * concerned window sums its members' votes, the same sum on all of
+ * them. The vote is per process, not per window, so one entry per
  * rank serves every window; readiness is folded over the rank's windows,
  * which may keep a window from switching because its rank has an operation
  * in flight on another one (safe: it switches at a later point). A window
@@ -118,7 +118,7 @@ static int agree_at(MPI_Comm comm, ghost_win_t **wins, int n, int vote)
         return rc;
     int **ranks = calloc(n > 0 ? n : 1, sizeof *ranks);
     int *all = malloc(sizeof(int) * FIELDS * (size_t)size);
-    int mine[FIELDS] = {vote, ghost_prof_cr(), 1};
+    int mine[FIELDS] = {vote, 1};
     for (int i = 0; ranks && i < n; i++) {
         ghost_win_t *w = wins[i];
         ranks[i] = switchable(w) ? malloc(sizeof(int) * (size_t)w->nusers) : NULL;
@@ -138,16 +138,15 @@ static int agree_at(MPI_Comm comm, ghost_win_t **wins, int n, int vote)
         ghost_win_t *w = wins[i];
         if (!ranks[i])
             continue;
-        int votes = 0, crs = 0, ready_all = 1;
+        int votes = 0, ready_all = 1;
         for (int m = 0; m < w->nusers; m++) {
             const int *e = &all[FIELDS * ranks[i][m]];
             votes += e[VOTE];
-            crs += e[CR];
             ready_all &= e[READY];
         }
         if (!ready_all)
             continue;
-        ghost_win_set_redirect(w, ghostAgree(votes, w->nusers, crs), GHOST_POINT_IMPLICIT);
+        ghost_win_set_redirect(w, ghostAgree(votes, w->nusers), GHOST_POINT_IMPLICIT);
         w->ballot = vote;
         agreed_any = 1;
     }

@@ -58,10 +58,6 @@ double ghost_tsc_hz(void);
 extern uint64_t ghost_predict_ticks;
 extern int ghost_vote; /* this process's latest prediction: 1 for redirection on */
 int ghost_prof_vote(void);
-/* The CR of this process's latest interval in units of 1/GHOST_CR_SCALE: an
- * int, so that the agreement's allreduce sums it with the votes. */
-enum { GHOST_CR_SCALE = 10000 };
-int ghost_prof_cr(void);
 /* Ends the current prediction interval now (at finalize, so that the last
  * partial interval reaches the predictor and the trace). */
 void ghost_prof_flush(void);
@@ -216,7 +212,7 @@ extern int ghostPredict(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_
 extern void ghostRecordLast(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_ticks, uint64_t stall_ticks,
                             int vote);
 /* Window-wide agreement (adapt/): votes for redirection out of n, current state. */
-extern int ghostAgree(int on_votes, int n, int cr_sum);
+extern int ghostAgree(int on_votes, int n);
 /* A window's agreed state changed to on at point (GHOST_POINT_*), for the
  * trace; called only when ghost_trace_switches is set. */
 extern void ghostSwitched(int64_t window, int on, int point);

@@ -50,7 +50,6 @@
 int ghost_prof_enabled = 0;
 uint64_t ghost_predict_ticks = 0; /* 0: no prediction */
 int ghost_vote = 0;               /* this process's latest prediction; starts as adapt.NewPredictor does */
-static int last_cr = 0;           /* and its interval's CR, 1/GHOST_CR_SCALE */
 int ghost_async_auto = 0;
 
 /* An agreement point ends the interval once it holds this share of
@@ -271,8 +270,6 @@ static void close_interval(uint64_t now, sums_t s)
         s.wait -= s.stall;
     }
     if (interval.start && enough(s)) {
-        int cr = s.span ? (int)((double)s.comm * GHOST_CR_SCALE / (double)s.span) : 0;
-        __atomic_store_n(&last_cr, cr, __ATOMIC_RELAXED);
         int vote = ghostPredict(s.comm, s.span, s.wait, s.stall, over);
         __atomic_store_n(&ghost_vote, vote, __ATOMIC_RELAXED);
         ghost_gp_publish(vote);
@@ -448,7 +445,6 @@ void ghost_prof_flush(void)
     unlock();
 }
 
-int ghost_prof_cr(void) { return __atomic_load_n(&last_cr, __ATOMIC_RELAXED); }
 
 void ghost_prof_read(ghost_prof_counters_t *out)
 {

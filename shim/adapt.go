@@ -120,15 +120,11 @@ func intervalTicks(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, over 
 }
 
 // ghostAgree decides at every agreement point (c/agree.c, the ballot)
-// from the sums of the ranks' votes and CRs (in 1/GHOST_CR_SCALE).
+// from the sum of the ranks' votes.
 //
 //export ghostAgree
-func ghostAgree(onVotes, n, crSum C.int) C.int {
-	meanCR := 0.0
-	if n > 0 {
-		meanCR = float64(crSum) / C.GHOST_CR_SCALE / float64(n)
-	}
-	return boolInt(adapt.Agree(int(onVotes), int(n), meanCR, predictor.Thresholds()))
+func ghostAgree(onVotes, n C.int) C.int {
+	return boolInt(adapt.Agree(int(onVotes), int(n)))
 }
 
 // setInitialState agrees a new window's redirection state, before the

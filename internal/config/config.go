@@ -241,7 +241,7 @@ var Vars = []Var{
 	},
 	{
 		Name: "GHOST_ASYNC", ReadBy: "library (users)", Aliases: []string{"CSP_ASYNC_CONFIG"}, Accepted: "on, off or auto", Default: "on",
-		Doc: "How MPI_Win_allocate windows use the ghosts: on redirects them, off makes them plain MPICH windows (still cache-line aligned), auto redirects them and switches redirection on and off from profiling, agreed window-wide at allocation, fences and MPI_Win_set_info(symmetric=true). A window's async_config info key wins at allocation.",
+		Doc: "How MPI_Win_allocate windows use the ghosts: on redirects them, off makes them plain MPICH windows (still cache-line aligned), auto starts them direct (operations straight to their targets) and switches redirection on and off from profiling, agreed window-wide at allocation, fences, MPI_Win_set_info(symmetric=true) and implicit points (MPI_Barrier). A window's async_config info key wins at allocation.",
 		set: func(c *Config, v string) bool {
 			switch m := AsyncMode(strings.ToLower(strings.TrimSpace(v))); m {
 			case AsyncOn, AsyncOff, AsyncAuto:
