@@ -42,9 +42,10 @@ int ghost_real_barrier(MPI_Comm comm) { return GHOST_REAL(MPI_Barrier)(comm); }
 int ghost_implicit_points = 0;
 
 /* Whether implicit points may ever switch w: a window that spans nodes (a
- * node-local one has nothing to switch, a plain one is MPICH's). The same
+ * node-local one has nothing to switch, a plain one is MPICH's) and whose
+ * state the application did not choose at allocation (pinned). The same
  * on every rank of the window. */
-static int switchable(const ghost_win_t *w) { return !w->plain && !w->local; }
+static int switchable(const ghost_win_t *w) { return !w->plain && !w->local && !w->pinned; }
 
 /* Whether this rank is at a safe point for w: every operation it issued on
  * w is complete (issued is cleared by flush_all, unlock, unlock_all and

@@ -43,11 +43,12 @@ GHOST_DEFINE(MPI_Win_fence, (int assert, MPI_Win win), (assert, win), {
     /* Every origin's operations of the closed epoch are complete and every
      * rank is past the barrier: the point where a state that all ranks set
      * (MPI_Win_set_info is collective) or agreed can take effect everywhere.
-     * What the application asked for wins over the profiling vote. */
+     * What the application asked for wins over the profiling vote, and a
+     * window allocated with async_config=on keeps what it was given. */
     if (w->pending >= 0) {
         ghost_win_set_redirect(w, w->pending, GHOST_POINT_FENCE);
         w->pending = -1;
-    } else if (agreed >= 0) {
+    } else if (agreed >= 0 && !w->pinned) {
         ghost_win_set_redirect(w, agreed, GHOST_POINT_FENCE);
     }
     if (agreed >= 0)

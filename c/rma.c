@@ -93,7 +93,7 @@ static inline int pick_ghost(ghost_target_t *t, MPI_Aint bytes)
  * whichever rank carries the data. */
 static inline int gp_other_path(ghost_win_t *w, const ghost_target_t *t)
 {
-    if (!ghost_gp_enabled)
+    if (!ghost_gp_enabled || w->pinned) /* a pinned window's path is the application's */
         return 0;
     return ghost_gp_vote_of(t->world) == (w->redirect ? GHOST_VOTE_OFF : GHOST_VOTE_ON);
 }

@@ -106,6 +106,7 @@ typedef struct ghost_win {
     int epochs;        /* GHOST_EPOCH_* bits */
     int redirect;      /* agreed window-wide: operations go through the ghosts */
     int pending;       /* from MPI_Win_set_info: state for the next fence, or -1 */
+    int pinned;        /* allocated with async_config=on: only MPI_Win_set_info switches it */
     int no_local_load_store;
 
     MPI_Comm pscw;     /* private duplicate of the user communicator (shared, see commcache.go) */
@@ -310,6 +311,7 @@ extern int ghost_windows_managed;
 typedef struct {
     int epochs;
     int async;
+    int pinned; /* async_config=on given: GHOST_ASYNC=auto's votes leave the window alone */
     int no_local_load_store;
 } ghost_hints_t;
 

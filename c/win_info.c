@@ -83,7 +83,7 @@ GHOST_DEFINE(MPI_Win_set_info, (MPI_Win win, MPI_Info info), (win, info), {
     symmetric = symmetric && strcmp(sym, "true") == 0;
     if (!flag) {
         /* symmetric=true alone is an agreement point for the profiling. */
-        if (symmetric && ghost_async_auto && !w->plain && !w->local) {
+        if (symmetric && ghost_async_auto && !w->plain && !w->local && !w->pinned) {
             int agreed;
             rc = ghost_agreeing_barrier(w, &agreed);
             if (rc == MPI_SUCCESS) {

@@ -18,5 +18,5 @@ var HintDocs = []HintDoc{
 	{Key: KeyNoLocalLoadStore, Accepted: "`true`, `false`", Default: "`false`",
 		Meaning: "the process never loads or stores its own window memory directly"},
 	{Key: KeyAsyncConfig, Accepted: "`on`, `off`", Default: "`GHOST_ASYNC` (`on`)",
-		Meaning: "`off`: a plain MPICH window with no ghost at all (its segments are still cache-line aligned, see below); `on`: redirected even under `GHOST_ASYNC=off`"},
+		Meaning: "`off`: a plain MPICH window with no ghost at all (its segments are still cache-line aligned, see below); `on`: redirected even under `GHOST_ASYNC=off`, and under `GHOST_ASYNC=auto` left alone by the votes: only `MPI_Win_set_info` switches it"},
 }

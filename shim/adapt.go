@@ -129,10 +129,12 @@ func ghostAgree(onVotes, n C.int) C.int {
 
 // setInitialState agrees a new window's redirection state, before the
 // window is registered: on, unless GHOST_ASYNC=auto and the ranks' votes,
-// cast in the ballot every agreement point uses, say off.
+// cast in the ballot every agreement point uses, say off. A window
+// allocated with async_config=on (pinned, the same on every rank) casts no
+// ballot: the application chose its state.
 func setInitialState(w *C.ghost_win_t, pscw C.MPI_Comm, n int) {
 	w.redirect, w.ballot = 1, 1
-	if C.ghost_async_auto == 0 {
+	if C.ghost_async_auto == 0 || w.pinned != 0 {
 		return
 	}
 	var agreed C.int

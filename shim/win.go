@@ -103,7 +103,7 @@ func setupWindowPaths(cfg config.Config, layout *redirect.Layout) C.int {
 
 func cHints(h redirect.Hints) C.ghost_hints_t {
 	return C.ghost_hints_t{epochs: C.int(h.Epochs), async: boolInt(h.Redirected(self.cfg.Async == config.AsyncOff)),
-		no_local_load_store: boolInt(h.NoLocalLoadStore)}
+		pinned: boolInt(h.Async == redirect.AsyncOn), no_local_load_store: boolInt(h.NoLocalLoadStore)}
 }
 
 // ghostWinAllocate runs MPI_Win_allocate for a user process, for a window
@@ -199,6 +199,7 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	w.rank = C.int(commRank(pscw))
 	w.base, w.disp_unit = mine, dispUnit
 	w.epochs = hints.epochs
+	w.pinned = hints.pinned
 	setInitialState(w, pscw, len(users))
 	w.pending = -1
 	w.no_local_load_store = hints.no_local_load_store

@@ -172,3 +172,29 @@ func TestStallsAreNotCommunication(t *testing.T) {
 		})
 	}
 }
+
+// TestPinnedWindowKeepsItsState: under GHOST_ASYNC=auto a window allocated
+// with async_config=on is the application's to switch. The votes leave it
+// on through a communication phase (fences and Global Arrays' flush_all +
+// MPI_Barrier) that keeps the other window off, and leave it off, once
+// MPI_Win_set_info has set it so, through a compute phase that switches
+// the other window on (pinned.c checks the states and the values).
+func TestPinnedWindowKeepsItsState(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "pinned.c")
+	for _, c := range []struct{ name, hosts string }{
+		{"one_node", ""},
+		{"two_nodes", "nodeA:2,nodeB:2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := ghostRun(t, job{users: 2, ghosts: 1, hosts: c.hosts,
+				env: []string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=50ms",
+					"GHOST_NODE_LOCAL=off"}, // one node: the ghost path, where the state matters
+				args: []string{bin, "300", "200"}})
+			expectChecks(t, r, 2)
+			if !strings.Contains(r.stdout, "A on P off") {
+				t.Errorf("want the unpinned window on and the pinned one off at the end:\n%s", r)
+			}
+		})
+	}
+}
