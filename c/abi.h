@@ -138,4 +138,19 @@ static inline uint64_t ghost_predefined_size(MPI_Datatype type)
 void ghost_type_table_init(void);
 #endif
 
+/* Where a target's lock word (c/lock.c) is taken while its window is not
+ * redirected. MPICH: through the target itself, so a window that goes
+ * straight to its targets needs no ghost for its locks either. Open MPI
+ * 4.1.4: osc/rdma over vader crashes (in mca_btl_vader_send, from
+ * mca_btl_vader_emu_acswap) on a 64-bit MPI_Compare_and_swap a process
+ * issues to itself on an MPI_Win_create window, which the global window
+ * is, and an exclusive lock on oneself is one; so the words always go
+ * through the target's bound ghost, as they do when the window is
+ * redirected (docs/openmpi.md). */
+#ifdef GHOST_ABI_OPENMPI
+#define GHOST_LOCK_WORDS_AT_GHOST 1
+#else
+#define GHOST_LOCK_WORDS_AT_GHOST 0
+#endif
+
 #endif

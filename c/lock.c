@@ -16,9 +16,10 @@
  * 0-31) and writers waiting (bits 32-61), and bit 62 says a writer holds it.
  *
  * It is only ever touched with MPI atomics on the global window, through one
- * agent per target: the rank ghost_anchor names (the bound ghost when the
- * window is redirected, the target itself when not; the state switches only
- * at points where no lock is held). MPICH applies an atomic inside the
+ * agent per target: the rank word_agent names (the bound ghost when the
+ * window is redirected, the target itself when not, except under Open MPI,
+ * where it is always the bound ghost: GHOST_LOCK_WORDS_AT_GHOST in abi.h;
+ * the state switches only at points where no lock is held). MPICH applies an atomic inside the
  * agent's progress engine with plain loads and stores, so atomics through
  * two agents, or a CPU atomic beside an MPI one, would not exclude each
  * other; through one agent they are serialized, whichever node the origin
@@ -48,13 +49,36 @@
 /* Lock words this process holds, on every window: see "defers" above. */
 static int words_held;
 
+/* Whether t's lock word goes through its bound ghost (else the target). */
+static inline int word_at_ghost(const ghost_win_t *w, const ghost_target_t *t)
+{
+    return w->redirect || (GHOST_LOCK_WORDS_AT_GHOST && t->nghosts > 0);
+}
+
+/* Wakes the ghost that carries t's word where the lock call did not: the
+ * calls on a redirected window wake it already (ghost_wake_target). */
+static void word_wake(const ghost_win_t *w, const ghost_target_t *t)
+{
+    if (!w->redirect && word_at_ghost(w, t))
+        ghost_wake(t, t->bound_idx);
+}
+
+/* The ghosts of this node an atomic on t's word waits on (doorbell.h). */
+static unsigned word_waiting_mask(const ghost_win_t *w, const ghost_target_t *t)
+{
+    if (w->redirect)
+        return ghost_waiting_mask(w, t);
+    int g = t->ghost_local[t->bound_idx];
+    return word_at_ghost(w, t) && g >= 0 ? 1u << g : 0;
+}
+
 /* One atomic on t's lock word through the agent, completed. cmp != NULL:
  * compare-and-swap with *add as the new value. */
 static int word_atomic(ghost_win_t *w, const ghost_target_t *t, int64_t add, const int64_t *cmp,
                        int64_t *old, MPI_Op op)
 {
     unsigned waiting = ghost_waiting_on;
-    ghost_waiting_on |= ghost_waiting_mask(w, t);
+    ghost_waiting_on |= word_waiting_mask(w, t);
     int rc = cmp ? P2P(GHOST_REAL(MPI_Compare_and_swap)(&add, cmp, old, MPI_INT64_T, t->locked_rank,
                                                         t->locked_word, w->gwin))
                  : P2P(GHOST_REAL(MPI_Fetch_and_op)(&add, old, MPI_INT64_T, t->locked_rank,
@@ -84,7 +108,7 @@ static void word_backoff(const ghost_win_t *w, const ghost_target_t *t, uint64_t
     } while (ghost_now_ns() < until);
     if (*delay_ns < 256000)
         *delay_ns *= 2;
-    if (w->redirect)
+    if (word_at_ghost(w, t))
         ghost_wake(t, t->bound_idx);
 }
 
@@ -92,8 +116,10 @@ static void word_backoff(const ghost_win_t *w, const ghost_target_t *t, uint64_t
  * is released through the same one (word_release). */
 static int word_acquire(ghost_win_t *w, ghost_target_t *t, int type)
 {
-    t->locked_rank = ghost_anchor(w, t);
-    t->locked_word = ghost_anchor_base(w, t) + t->lock_disp;
+    int at_ghost = word_at_ghost(w, t);
+    t->locked_rank = at_ghost ? t->bound : t->self;
+    t->locked_word = (at_ghost ? t->offset : t->self_offset) + t->lock_disp;
+    word_wake(w, t);
     uint64_t delay = 1000;
     int64_t old, cur;
     int rc;
@@ -135,6 +161,7 @@ static int word_acquire(ghost_win_t *w, ghost_target_t *t, int type)
 static int word_release(ghost_win_t *w, ghost_target_t *t, int type)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    word_wake(w, t);
     int64_t old;
     int rc = word_add(w, t, type == MPI_LOCK_SHARED ? -WORD_READER : -WORD_WRITER, &old);
     __atomic_sub_fetch(&words_held, 1, __ATOMIC_RELAXED);

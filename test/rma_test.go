@@ -144,8 +144,11 @@ var openMPIBugs = map[string]knownBug{
 	"pass_shared.c": {configs: []string{"*"},
 		why:       "Open MPI 4.1.4's MPI_Win_shared_query reports a segment's size rounded up to a page",
 		signature: regexp.MustCompile(`shared_query size \d+ unit`)},
-	// Ghost's node-local path serves these windows itself, so only the
-	// plain run meets it.
+	// Ghost's node-local path serves these windows itself, so ompi-g0 and
+	// ompi-g1 do not meet it; under GHOST_ASYNC=auto a window starts
+	// direct, and a 64-bit compare-and-swap a rank issues to itself goes
+	// to osc/rdma as in the plain run (the trace is Ghost's,
+	// c/crash_openmpi.c).
 	// The ghost path exposes the node segment through MPI_Win_create
 	// windows, where osc/rdma over vader gets these wrong; plain Open MPI
 	// fails them the same with the programs' windows made by
@@ -156,7 +159,7 @@ var openMPIBugs = map[string]knownBug{
 	"acc_types.c": {configs: []string{"ompi-g1-ghostpath", "ompi-g1-auto"},
 		why:       "Open MPI 4.1.4's osc/rdma on MPI_Win_create windows sums MPI_C_FLOAT_COMPLEX wrongly",
 		signature: regexp.MustCompile(`MPI_C_FLOAT_COMPLEX MPI_SUM`)},
-	"mixed_origins.c": {configs: []string{"ompi-plain"},
+	"mixed_origins.c": {configs: []string{"ompi-plain", "ompi-g1-auto"},
 		why:       "Open MPI 4.1.4's osc/rdma crashes in vader's emulated compare-and-swap (mca_btl_vader_emu_acswap)",
 		signature: regexp.MustCompile(`mca_btl_vader_emu_acswap`), crashes: true},
 }
