@@ -16,13 +16,13 @@
  * 0-31) and writers waiting (bits 32-61), and bit 62 says a writer holds it.
  *
  * It is only ever touched with MPI atomics on the global window, through one
- * agent per target: the rank word_agent names (the bound ghost when the
+ * agent per target: the rank word_at_ghost picks (the bound ghost when the
  * window is redirected, the target itself when not, except under Open MPI,
  * where it is always the bound ghost: GHOST_LOCK_WORDS_AT_GHOST in abi.h;
- * the state switches only at points where no lock is held). MPICH applies an atomic inside the
- * agent's progress engine with plain loads and stores, so atomics through
- * two agents, or a CPU atomic beside an MPI one, would not exclude each
- * other; through one agent they are serialized, whichever node the origin
+ * the state switches only at points where no lock is held). MPICH applies
+ * an atomic inside the agent's progress engine with plain loads and
+ * stores, so atomics through two agents, or a CPU atomic beside an MPI
+ * one, would not exclude each other; through one agent they are serialized, whichever node the origin
  * is on. That is why an origin on the target's node takes the same MPI path
  * as one on another node.
  *
