@@ -16,20 +16,22 @@ import (
 // deregisters from its PMIx server and ends with status 0, so ORTE does not
 // report it as exiting improperly. As under MPICH (TestExitStatusLikePlain),
 // a pair that differs is run again, at most three pairs, before the test
-// fails.
+// fails. A rank that dies of a fault prints its stack, as under plain Open
+// MPI, whose own handler Go's runtime keeps out (c/crash_openmpi.c).
 func TestOpenMPIExitStatusLikePlain(t *testing.T) {
 	needMPI(t)
 	bin := programFor(t, openMPI, "programs", "ending.c")
 	cases := []struct {
 		args   []string
 		leaves bool // users leave through exit(): the ghost must notice
+		trace  bool // a fault in the program: its frames on stderr
 	}{
-		{[]string{"exit", "3"}, true},
-		{[]string{"exitone", "3"}, true},
-		{[]string{"return", "5"}, true},
-		{[]string{"abort", "7"}, false},
-		{[]string{"segv"}, false},
-		{[]string{"kill"}, false},
+		{[]string{"exit", "3"}, true, false},
+		{[]string{"exitone", "3"}, true, false},
+		{[]string{"return", "5"}, true, false},
+		{[]string{"abort", "7"}, false, false},
+		{[]string{"segv"}, false, true},
+		{[]string{"kill"}, false, false},
 	}
 	const users = 2
 	for _, c := range cases {
@@ -48,6 +50,9 @@ func TestOpenMPIExitStatusLikePlain(t *testing.T) {
 				if strings.Contains(ghost.stderr, "exiting improperly") && !strings.Contains(plain.stderr, "exiting improperly") {
 					t.Fatalf("Open MPI reports a process exiting improperly under Ghost only:\n%s", ghost)
 				}
+				if c.trace && !faultTrace.MatchString(ghost.stderr) {
+					t.Fatalf("no stack trace of the fault reaching the program's code under Ghost:\n%s", ghost)
+				}
 				if plain.code == ghost.code {
 					t.Logf("status %d under both (pair %d)", ghost.code, attempt+1)
 					return
@@ -57,6 +62,10 @@ func TestOpenMPIExitStatusLikePlain(t *testing.T) {
 		})
 	}
 }
+
+// faultTrace is c/crash_openmpi.c's report of a fault, down to a frame of
+// the program (programFor names Open MPI binaries *_openmpi).
+var faultTrace = regexp.MustCompile(`ghost: process \d+: SIGSEGV outside Go code; .*\n(.*\n)*.*_openmpi\(\+0x[0-9a-f]+\)`)
 
 // An mpi4py program's RMA under Open MPI with libghost-openmpi.so preloaded
 // by hand: Python loads libmpi only at import, and the library, which links
