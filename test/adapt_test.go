@@ -15,10 +15,10 @@ import (
 // window adopts the majority vote. Compute phases (CR near 0) must leave
 // redirection on, communication phases (CR near 1) must turn it off; the
 // program checks that every rank holds the same state after each fence and
-// that no accumulate was lost across the switches.
+// that no accumulate was lost across the switches. The ompi_ cases run the
+// same program built with Open MPI (libghost-openmpi.so).
 func TestProfilingSwitchesByPhase(t *testing.T) {
 	needMPI(t)
-	bin := program(t, "phases.c")
 	line := regexp.MustCompile(`(?m)^phase (\d+) (compute|comm) -> (on|off)$`)
 	exchanges := regexp.MustCompile(`ghost at world rank \d+: (\d+) GP exchanges`)
 	for _, c := range []struct {
@@ -26,13 +26,18 @@ func TestProfilingSwitchesByPhase(t *testing.T) {
 		users int
 		hosts string
 		gsync string
+		ompi  bool
 	}{
-		{"one_node", 2, "", "0"},
-		{"two_nodes", 2, "nodeA:2,nodeB:2", "0"},
-		{"one_node_gp", 3, "", "100ms"},
-		{"two_nodes_gp", 2, "nodeA:2,nodeB:2", "100ms"},
+		{"one_node", 2, "", "0", false},
+		{"two_nodes", 2, "nodeA:2,nodeB:2", "0", false},
+		{"one_node_gp", 3, "", "100ms", false},
+		{"two_nodes_gp", 2, "nodeA:2,nodeB:2", "100ms", false},
+		{"ompi_one_node", 2, "", "0", true},
+		{"ompi_two_nodes", 2, "nodeA:2,nodeB:2", "0", true},
+		{"ompi_one_node_gp", 3, "", "100ms", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			bin := programFor(t, mpiOf(c.ompi), "programs", "phases.c")
 			r := ghostRun(t, job{users: c.users, ghosts: 1, hosts: c.hosts,
 				env: []string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=100ms", "GHOST_GSYNC_INT=" + c.gsync, "GHOST_VERBOSE=info",
 					// On one node the window would be node-local, with

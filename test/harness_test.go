@@ -97,6 +97,16 @@ var (
 		skipReason: "the Open MPI tests need libopenmpi-dev and openmpi-bin (make deps and .ci/run install them)"}
 )
 
+// mpiOf is the MPI a test case runs under: Open MPI where ompi is set
+// (ghost run then starts the program with libghost-openmpi.so through
+// mpirun.openmpi, as it reads the binary's MPI), else MPICH.
+func mpiOf(ompi bool) mpiFlavour {
+	if ompi {
+		return openMPI
+	}
+	return mpich
+}
+
 // programFor is programIn for the MPI of f.
 func programFor(t *testing.T, f mpiFlavour, dir, name string) string {
 	t.Helper()

@@ -19,10 +19,10 @@ import (
 // misses a rank, a barrier over another window's communicator). Counters
 // updated with ACC, FOP and CAS loops across the switches stay exact. The
 // trace and the metrics record every switch at point "implicit", and
-// barriers where no vote changed cost no second collective.
+// barriers where no vote changed cost no second collective. The ompi_
+// cases run the program built with Open MPI (libghost-openmpi.so).
 func TestImplicitPointsSwitchSafely(t *testing.T) {
 	needMPI(t)
-	bin := program(t, "implicit.c")
 	line := regexp.MustCompile(`(?m)^phase (\d+) (lock )?(compute|comm) -> (on|off)$`)
 	const barriers = 200
 	for _, c := range []struct {
@@ -30,13 +30,17 @@ func TestImplicitPointsSwitchSafely(t *testing.T) {
 		users  int
 		ghosts int
 		hosts  string
+		ompi   bool
 	}{
-		{"g1", 3, 1, ""},
-		{"g2", 4, 2, ""},
-		{"g1_2nodes", 4, 1, "nodeA:3,nodeB:3"},
-		{"g2_2nodes", 4, 2, "nodeA:4,nodeB:4"},
+		{"g1", 3, 1, "", false},
+		{"g2", 4, 2, "", false},
+		{"g1_2nodes", 4, 1, "nodeA:3,nodeB:3", false},
+		{"g2_2nodes", 4, 2, "nodeA:4,nodeB:4", false},
+		{"ompi_g1", 3, 1, "", true},
+		{"ompi_g1_2nodes", 4, 1, "nodeA:3,nodeB:3", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			bin := programFor(t, mpiOf(c.ompi), "programs", "implicit.c")
 			dir := t.TempDir()
 			trace := filepath.Join(dir, "trace.jsonl")
 			textfiles := filepath.Join(dir, "metrics")
