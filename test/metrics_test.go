@@ -34,8 +34,13 @@ var (
 
 // metricsJob is 2 fake nodes, each with 1 ghost and 1 user.
 func metricsJob(t *testing.T, env []string, args ...string) job {
+	return metricsJobFor(t, mpich, env, args...)
+}
+
+// metricsJobFor is metricsJob with the program built for the MPI of f.
+func metricsJobFor(t *testing.T, f mpiFlavour, env []string, args ...string) job {
 	return job{users: 2, ghosts: 1, hosts: "a:2,b:2", env: append([]string{"GHOST_VERBOSE=info"}, env...),
-		args: append([]string{program(t, "metrics_ops.c")}, args...), timeout: 2 * time.Minute}
+		args: append([]string{programFor(t, f, "programs", "metrics_ops.c")}, args...), timeout: 2 * time.Minute}
 }
 
 // wantOps returns the exact value every (op, path) series of a node must
@@ -271,12 +276,21 @@ func checkSeries(samples []promSample, nodes []string, want map[[2]string]float6
 // TestMetricsPrometheus runs an RMA job on 2 fake nodes, has a real
 // Prometheus scrape both nodes' exporters, and checks through its HTTP API
 // that the operation and byte counters are exactly what the job issued,
-// per node, op and path.
+// per node, op and path: under MPICH, and under Open MPI with the same
+// program built by mpicc.openmpi (ghost run starts it with
+// libghost-openmpi.so, on fake nodes through mpirun.openmpi).
 func TestMetricsPrometheus(t *testing.T) {
 	needMPI(t)
+	for _, ompi := range []bool{false, true} {
+		name := map[bool]string{false: "mpich", true: "openmpi"}[ompi]
+		t.Run(name, func(t *testing.T) { metricsThroughPrometheus(t, mpiOf(ompi)) })
+	}
+}
+
+func metricsThroughPrometheus(t *testing.T, f mpiFlavour) {
 	hold := filepath.Join(t.TempDir(), "release")
 	port := freePort(t)
-	r := startGhostRun(t, metricsJob(t, []string{fmt.Sprintf("GHOST_METRICS_ADDR=127.0.0.1:%d", port)}, hold))
+	r := startGhostRun(t, metricsJobFor(t, f, []string{fmt.Sprintf("GHOST_METRICS_ADDR=127.0.0.1:%d", port)}, hold))
 	addrs := r.exporters(t, 2)
 	var targets, nodes []string
 	for node, a := range addrs {
@@ -316,6 +330,18 @@ func TestMetricsPrometheus(t *testing.T) {
 	up, err := promQuery(prom, "up")
 	if err != nil || len(up) != 2 || up[0].value != 1 || up[1].value != 1 {
 		t.Errorf("up = %+v, %v: both exporters should be scraped", up, err)
+	}
+	// Each node's exporter says which MPI it serves: the job ran under the
+	// MPI it was built for.
+	library := map[bool]string{false: "MPICH", true: "Open MPI"}[f == openMPI]
+	info, err := promQuery(prom, "ghost_build_info")
+	if err != nil || len(info) != 2 {
+		t.Errorf("ghost_build_info = %+v, %v: want one series per node", info, err)
+	}
+	for _, s := range info {
+		if !strings.Contains(s.labels["mpi_version"], library) && !strings.Contains(s.labels["abi"], library) {
+			t.Errorf("ghost_build_info %v names no %s", s.labels, library)
+		}
 	}
 	os.WriteFile(hold, nil, 0o644)
 	r.wait(t)
