@@ -11,15 +11,25 @@
  * answer and hand it over as a Fortran integer. User keyvals, and C's own
  * calls (pointer kind), go to MPICH unchanged.
  *
- * Open MPI's Fortran bindings read attributes inside libmpi (no PMPI_ call
- * and no exported helper to interpose), so under Open MPI this file is
- * empty and Fortran sees those attributes unanswered by Ghost
- * (docs/openmpi.md).
+ * Open MPI's Fortran bindings (libmpi_mpifh) read attributes inside
+ * libmpi, through ompi_attr_get_fint, with no PMPI_ call and no helper to
+ * interpose. So under Open MPI Ghost defines the Fortran entry points
+ * themselves, MPI_COMM_GET_ATTR and MPI_WIN_GET_ATTR in the spellings
+ * compilers use: mpif.h and `use mpi` call mpi_comm_get_attr_ and the
+ * like, `use mpi_f08` calls pmpi_comm_get_attr_ from libmpi_usempif08. The
+ * predefined keyvals (the same numbers in Fortran as in C there) take
+ * Ghost's C answer; everything else goes to libmpi_mpifh's function.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 
 #include "win.h"
+
+static int is_predefined_win_keyval(int keyval)
+{
+    return keyval == MPI_WIN_BASE || keyval == MPI_WIN_SIZE || keyval == MPI_WIN_DISP_UNIT ||
+           keyval == MPI_WIN_CREATE_FLAVOR || keyval == MPI_WIN_MODEL;
+}
 
 #ifdef GHOST_ABI_MPICH
 
@@ -44,12 +54,6 @@ static void store(void *attribute_val, int kind, MPI_Aint value)
         *(int *)attribute_val = (int)value;
     else
         *(MPI_Aint *)attribute_val = value;
-}
-
-static int is_predefined_win_keyval(int keyval)
-{
-    return keyval == MPI_WIN_BASE || keyval == MPI_WIN_SIZE || keyval == MPI_WIN_DISP_UNIT ||
-           keyval == MPI_WIN_CREATE_FLAVOR || keyval == MPI_WIN_MODEL;
 }
 
 /* MPICH numbers the Fortran names of predefined keyvals one above the C
@@ -96,3 +100,63 @@ int MPII_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag, i
     return rc;
 }
 #endif /* GHOST_ABI_MPICH */
+
+#ifdef GHOST_ABI_OPENMPI
+
+/* MPI_Fint handle, keyval, INTEGER(KIND=MPI_ADDRESS_KIND) value, LOGICAL
+ * flag (gfortran's: an int, .TRUE. is 1), ierror. */
+typedef void fort_attr_get_fn(MPI_Fint *handle, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
+                              MPI_Fint *ierr);
+
+/* libmpi_mpifh's own function, which every spelling aliases. */
+static fort_attr_get_fn *real_fort(fort_attr_get_fn **cache, const char *name)
+{
+    fort_attr_get_fn *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    if (!fn) {
+        fn = (fort_attr_get_fn *)dlsym(RTLD_NEXT, name);
+        __atomic_store_n(cache, fn, __ATOMIC_RELEASE);
+    }
+    return fn;
+}
+
+static void comm_get_attr_f(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    static fort_attr_get_fn *real;
+    if (!ghost_is_predefined_comm_keyval(*keyval)) {
+        real_fort(&real, "ompi_comm_get_attr_f")(comm, keyval, value, flag, ierr);
+        return;
+    }
+    int *v, set = 0;
+    *ierr = PMPI_Comm_get_attr(PMPI_Comm_f2c(*comm), *keyval, &v, &set);
+    if (*ierr == MPI_SUCCESS && set)
+        *value = *v;
+    *flag = *ierr == MPI_SUCCESS && set;
+}
+
+static void win_get_attr_f(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    static fort_attr_get_fn *real;
+    MPI_Win w = PMPI_Win_f2c(*win);
+    int key = *keyval;
+    if (!ghost_win_find(w) || !is_predefined_win_keyval(key)) {
+        real_fort(&real, "ompi_win_get_attr_f")(win, keyval, value, flag, ierr);
+        return;
+    }
+    void *v;
+    int set = 0;
+    *ierr = PMPI_Win_get_attr(w, key, &v, &set);
+    if (*ierr == MPI_SUCCESS && set)
+        *value = key == MPI_WIN_BASE ? (MPI_Aint)v : key == MPI_WIN_SIZE ? *(MPI_Aint *)v : *(int *)v;
+    *flag = *ierr == MPI_SUCCESS && set;
+}
+
+#define FORTRAN_NAMES(lower, upper, fn)                                                                  \
+    void lower(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *) __attribute__((alias(#fn)));  \
+    void lower##_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *) __attribute__((alias(#fn))); \
+    void lower##__(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *) __attribute__((alias(#fn)));\
+    void upper(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *) __attribute__((alias(#fn)));
+FORTRAN_NAMES(mpi_comm_get_attr, MPI_COMM_GET_ATTR, comm_get_attr_f)
+FORTRAN_NAMES(pmpi_comm_get_attr, PMPI_COMM_GET_ATTR, comm_get_attr_f)
+FORTRAN_NAMES(mpi_win_get_attr, MPI_WIN_GET_ATTR, win_get_attr_f)
+FORTRAN_NAMES(pmpi_win_get_attr, PMPI_WIN_GET_ATTR, win_get_attr_f)
+#endif /* GHOST_ABI_OPENMPI */

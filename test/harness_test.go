@@ -89,12 +89,18 @@ type mpiFlavour struct {
 	cc, fc     string // compiler wrappers
 	lib        string // Ghost's library for this ABI, in buildDir
 	skipReason string // when set and cc is missing: why the test is skipped
+	// fpkg: the pkg-config package whose libdir a Fortran program is
+	// linked against first. Debian's mpifort.openmpi links -lmpi from the
+	// system path, MPICH's libmpi where the mpi alternative points there
+	// (docs/openmpi.md, mixed binaries).
+	fpkg string
 }
 
 var (
 	mpich   = mpiFlavour{cc: "mpicc", fc: "mpif90", lib: "libghost.so"}
 	openMPI = mpiFlavour{suffix: "_openmpi", cc: "mpicc.openmpi", fc: "mpifort.openmpi", lib: "libghost-openmpi.so",
-		skipReason: "the Open MPI tests need libopenmpi-dev and openmpi-bin (make deps and .ci/run install them)"}
+		skipReason: "the Open MPI tests need libopenmpi-dev and openmpi-bin (make deps and .ci/run install them)",
+		fpkg:       "ompi-fort"}
 )
 
 // mpiOf is the MPI a test case runs under: Open MPI where ompi is set
@@ -134,6 +140,13 @@ func programFor(t *testing.T, f mpiFlavour, dir, name string) string {
 	if filepath.Ext(name) == ".f90" {
 		compiler = f.fc
 		args = []string{"-O2", "-o", bin, src}
+		if f.fpkg != "" {
+			dir, err := exec.Command("pkg-config", "--variable=libdir", f.fpkg).Output()
+			if err != nil || strings.TrimSpace(string(dir)) == "" {
+				t.Fatalf("pkg-config --variable=libdir %s: %v", f.fpkg, err)
+			}
+			args = append(args, "-L"+strings.TrimSpace(string(dir)))
+		}
 	}
 	out, err := exec.Command(compiler, args...).CombinedOutput()
 	if err != nil {

@@ -304,3 +304,25 @@ func TestOpenMPIDirectSelfLocks(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenMPIFortranAttributes: Open MPI's Fortran bindings read
+// attributes inside libmpi, so Ghost answers MPI_COMM_GET_ATTR and
+// MPI_WIN_GET_ATTR's Fortran entry points itself (c/fortran.c): a window of
+// Ghost's reports its flavor, the size asked for, its disp_unit, model and
+// base, and MPI_UNIVERSE_SIZE leaves the ghost out. The universe is the
+// slots mpirun is given (3 here: 2 users and the ghost), not the
+// processes, which on this machine's 2 cores would be 2 with
+// --oversubscribe; so the job is started with -H localhost:3 instead.
+func TestOpenMPIFortranAttributes(t *testing.T) {
+	openMPIProgram(t)
+	bin := programFor(t, openMPI, "programs", "win_attrs.f90")
+	const users = 2
+	for _, env := range [][]string{{"GHOST_NODE_LOCAL=off"}, nil} {
+		name := map[bool]string{true: "ghost_path", false: "node_local"}[env != nil]
+		t.Run(name, func(t *testing.T) {
+			r := openMPIRunLib(t, job{args: []string{"-H", "localhost:3", bin}, timeout: 60 * time.Second,
+				env: append([]string{"GHOST_NG=1"}, env...)}, users+1, openMPI.lib)
+			expectChecks(t, r, users)
+		})
+	}
+}

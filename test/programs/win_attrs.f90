@@ -1,6 +1,7 @@
 ! What Fortran reads of predefined attributes under Ghost must be what C
 ! reads: MPICH's Fortran bindings go through MPII_Comm_get_attr and
-! MPII_Win_get_attr, not through the C calls (c/fortran.c). A window from
+! MPII_Win_get_attr, Open MPI's read them inside libmpi, neither through the
+! C calls (c/fortran.c). A window from
 ! MPI_WIN_ALLOCATE reports the ALLOCATE flavor, the size asked for, its
 ! disp_unit, the UNIFIED model and its base; MPI_UNIVERSE_SIZE leaves the
 ! ghosts out. Prints one summary line per rank in check.h's format.
