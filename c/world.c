@@ -297,9 +297,13 @@ int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 
 #define MAX_USER_ERRHANDLERS 256
 
+/* fortran: a handler made from Fortran, called with Fortran handles. Under
+ * MPICH they are the C ones (ints), and MPICH's Fortran binding goes
+ * through the C function, so only Open MPI's entry point below sets it. */
 static struct {
     MPI_Errhandler handle;
     MPI_Comm_errhandler_function *fn;
+    int fortran;
 } user_errhandlers[MAX_USER_ERRHANDLERS];
 static int n_user_errhandlers;
 static pthread_mutex_t errhandler_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -313,14 +317,21 @@ static pthread_mutex_t errhandler_lock = PTHREAD_MUTEX_INITIALIZER;
  * code), so the slots are separate functions. */
 #define TRAMPOLINE_SLOTS 16
 static MPI_Comm_errhandler_function *slot_fn[TRAMPOLINE_SLOTS];
+static int slot_fortran[TRAMPOLINE_SLOTS];
 static MPI_Errhandler slot_handle[TRAMPOLINE_SLOTS];
 
 static void fire(int slot, MPI_Comm *comm, int *code)
 {
     MPI_Comm seen = (*comm == ghost_user_world) ? MPI_COMM_WORLD : *comm;
     MPI_Comm_errhandler_function *fn = __atomic_load_n(&slot_fn[slot], __ATOMIC_ACQUIRE);
-    if (fn)
-        fn(&seen, code);
+    if (!fn)
+        return;
+    if (slot_fortran[slot]) {
+        MPI_Fint fcomm = PMPI_Comm_c2f(seen), fcode = *code;
+        ((void (*)(MPI_Fint *, MPI_Fint *))fn)(&fcomm, &fcode);
+        return;
+    }
+    fn(&seen, code);
 }
 
 #define TRAMPOLINE(i)                                          \
@@ -337,14 +348,15 @@ static MPI_Comm_errhandler_function *const trampolines[TRAMPOLINE_SLOTS] = {
 
 /* The trampoline handle for fn, made at its first use (under
  * errhandler_lock); MPI_ERRHANDLER_NULL when every slot is taken. */
-static MPI_Errhandler trampoline_for(MPI_Comm_errhandler_function *fn)
+static MPI_Errhandler trampoline_for(MPI_Comm_errhandler_function *fn, int fortran)
 {
     for (int i = 0; i < TRAMPOLINE_SLOTS; i++) {
-        if (slot_fn[i] == fn)
+        if (slot_fn[i] == fn && slot_fortran[i] == fortran)
             return slot_handle[i];
         if (slot_fn[i] == NULL) {
             if (GHOST_REAL(MPI_Comm_create_errhandler)(trampolines[i], &slot_handle[i]) != MPI_SUCCESS)
                 return MPI_ERRHANDLER_NULL;
+            slot_fortran[i] = fortran;
             __atomic_store_n(&slot_fn[i], fn, __ATOMIC_RELEASE);
             return slot_handle[i];
         }
@@ -352,36 +364,76 @@ static MPI_Errhandler trampoline_for(MPI_Comm_errhandler_function *fn)
     return MPI_ERRHANDLER_NULL;
 }
 
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+static void remember_errhandler(MPI_Errhandler handle, MPI_Comm_errhandler_function *fn, int fortran)
 {
-    int rc = GHOST_REAL(MPI_Comm_create_errhandler)(fn, errhandler);
-    if (rc != MPI_SUCCESS)
-        return rc;
     pthread_mutex_lock(&errhandler_lock);
     /* Handles are recycled after MPI_Errhandler_free: overwrite a stale entry. */
     int slot = n_user_errhandlers;
     for (int i = 0; i < n_user_errhandlers; i++)
-        if (user_errhandlers[i].handle == *errhandler)
+        if (user_errhandlers[i].handle == handle)
             slot = i;
     if (slot < MAX_USER_ERRHANDLERS) {
-        user_errhandlers[slot].handle = *errhandler;
+        user_errhandlers[slot].handle = handle;
         user_errhandlers[slot].fn = fn;
+        user_errhandlers[slot].fortran = fortran;
         if (slot == n_user_errhandlers)
             n_user_errhandlers++;
     }
     pthread_mutex_unlock(&errhandler_lock);
+}
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    int rc = GHOST_REAL(MPI_Comm_create_errhandler)(fn, errhandler);
+    if (rc == MPI_SUCCESS)
+        remember_errhandler(*errhandler, fn, 0);
     return rc;
 }
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
     __attribute__((alias("PMPI_Comm_create_errhandler")));
 
-static MPI_Comm_errhandler_function *lookup_user_errhandler(MPI_Errhandler eh)
+#ifdef GHOST_ABI_OPENMPI
+/* Open MPI's Fortran MPI_COMM_CREATE_ERRHANDLER makes the handler inside
+ * libmpi (ompi_comm_create_errhandler_f), not through the C function, so
+ * Ghost defines its Fortran entry points (mpif.h and `use mpi` call
+ * mpi_comm_create_errhandler_, `use mpi_f08` pmpi_comm_create_errhandler_)
+ * and remembers the handler as Fortran's: set on MPI_COMM_WORLD, it is
+ * reached through a trampoline that passes MPI_COMM_WORLD's Fortran handle. */
+typedef void fort_errh_create_fn(void (*fn)(void), MPI_Fint *errhandler, MPI_Fint *ierr);
+
+static void comm_create_errhandler_f(void (*fn)(void), MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    static fort_errh_create_fn *real;
+    fort_errh_create_fn *f = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
+    if (!f) {
+        f = (fort_errh_create_fn *)dlsym(RTLD_NEXT, "ompi_comm_create_errhandler_f");
+        __atomic_store_n(&real, f, __ATOMIC_RELEASE);
+    }
+    f(fn, errhandler, ierr);
+    if (*ierr == MPI_SUCCESS)
+        remember_errhandler(PMPI_Errhandler_f2c(*errhandler), (MPI_Comm_errhandler_function *)(void *)fn, 1);
+}
+#define FORTRAN_ERRH_NAME(name)                                                                         \
+    void name(void (*)(void), MPI_Fint *, MPI_Fint *) __attribute__((alias("comm_create_errhandler_f")));
+FORTRAN_ERRH_NAME(mpi_comm_create_errhandler)
+FORTRAN_ERRH_NAME(mpi_comm_create_errhandler_)
+FORTRAN_ERRH_NAME(mpi_comm_create_errhandler__)
+FORTRAN_ERRH_NAME(MPI_COMM_CREATE_ERRHANDLER)
+FORTRAN_ERRH_NAME(pmpi_comm_create_errhandler)
+FORTRAN_ERRH_NAME(pmpi_comm_create_errhandler_)
+FORTRAN_ERRH_NAME(pmpi_comm_create_errhandler__)
+FORTRAN_ERRH_NAME(PMPI_COMM_CREATE_ERRHANDLER)
+#endif
+
+static MPI_Comm_errhandler_function *lookup_user_errhandler(MPI_Errhandler eh, int *fortran)
 {
     MPI_Comm_errhandler_function *fn = NULL;
     pthread_mutex_lock(&errhandler_lock);
     for (int i = 0; i < n_user_errhandlers; i++)
-        if (user_errhandlers[i].handle == eh)
+        if (user_errhandlers[i].handle == eh) {
             fn = user_errhandlers[i].fn;
+            *fortran = user_errhandlers[i].fortran;
+        }
     pthread_mutex_unlock(&errhandler_lock);
     return fn;
 }
@@ -394,11 +446,12 @@ static int set_comm_errhandler(MPI_Comm comm, MPI_Errhandler eh,
     int rc = set(MPI_COMM_WORLD, eh);
     if (rc != MPI_SUCCESS || !is_split())
         return rc;
-    MPI_Comm_errhandler_function *fn = lookup_user_errhandler(eh);
+    int fortran = 0;
+    MPI_Comm_errhandler_function *fn = lookup_user_errhandler(eh, &fortran);
     if (fn == NULL) /* predefined */
         return set(ghost_user_world, eh == MPI_ERRORS_ARE_FATAL && fatal_note != MPI_ERRHANDLER_NULL ? fatal_note : eh);
     pthread_mutex_lock(&errhandler_lock);
-    MPI_Errhandler trampoline = trampoline_for(fn);
+    MPI_Errhandler trampoline = trampoline_for(fn, fortran);
     pthread_mutex_unlock(&errhandler_lock);
     if (trampoline == MPI_ERRHANDLER_NULL) {
         /* More distinct handlers than slots: the function still runs, but

@@ -103,6 +103,21 @@ func TestFortranAttributes(t *testing.T) {
 	}
 }
 
+// An errhandler made in Fortran and set on MPI_COMM_WORLD fires with
+// MPI_COMM_WORLD's handle, and on a duplicate of the world with the
+// duplicate's (programs/errh_world.f90). Under MPICH the Fortran binding
+// makes it through the C function; Open MPI's makes it inside libmpi, and
+// Ghost interposes its Fortran entry point (c/world.c).
+func TestFortranErrhandlerOnWorld(t *testing.T) {
+	needMPI(t)
+	for _, ompi := range []bool{false, true} {
+		t.Run(map[bool]string{false: "mpich", true: "openmpi"}[ompi], func(t *testing.T) {
+			bin := programFor(t, mpiOf(ompi), "programs", "errh_world.f90")
+			expectChecks(t, ghostRun(t, job{users: 2, ghosts: 1, args: []string{bin}}), 2)
+		})
+	}
+}
+
 // An MPI_Win_allocate that fails on one rank under MPI_ERRORS_RETURN
 // returns an error on every rank, and the job goes on (plain MPICH 4.0.2
 // hangs here). Windows on one node, with and without a ghost; windows
