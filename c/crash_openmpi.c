@@ -17,6 +17,9 @@
  * Faults in Go code stay Go's (a panic with Go's trace).
  */
 #define _GNU_SOURCE
+/* The context's registers and the call encodings below are x86-64's;
+ * elsewhere the library installs nothing, as before. */
+#if defined(__x86_64__)
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
@@ -58,7 +61,9 @@ static int return_address(uintptr_t a)
  * instead: its instruction pointer, then, since Open MPI's libraries keep
  * no frame pointers, every word of the stack above it that points just
  * after a call instruction in a loaded object (a return address, or now
- * and then a stale one: the trace says it is a scan). */
+ * and then a stale one: the trace says it is a scan). A scan that ran off
+ * the stack's end would fault again with the signal blocked, which kills
+ * the process with it all the same. */
 static void on_fault(int sig, siginfo_t *info, void *ctx)
 {
     (void)info;
@@ -104,3 +109,4 @@ __attribute__((constructor(101))) static void install_fault_trace(void)
             sigaction(faults[i], &sa, NULL);
     }
 }
+#endif /* __x86_64__ */
