@@ -139,7 +139,8 @@ func programFor(t *testing.T, f mpiFlavour, dir, name string) string {
 	args := []string{"-O2", "-Wall", "-I" + filepath.Dir(src), "-o", bin, src, "-lpthread"}
 	if filepath.Ext(name) == ".f90" {
 		compiler = f.fc
-		args = []string{"-O2", "-o", bin, src}
+		// Module files go beside the binary, not into the test's directory.
+		args = []string{"-O2", "-J", filepath.Dir(bin), "-o", bin, src}
 		if f.fpkg != "" {
 			dir, err := exec.Command("pkg-config", "--variable=libdir", f.fpkg).Output()
 			if err != nil || strings.TrimSpace(string(dir)) == "" {
