@@ -51,6 +51,9 @@ var rmaConfigs = []rmaConfig{
 	// same-node origins and targets.
 	{name: "g1-ghostpath", users: 3, ghosts: 1, env: []string{"GHOST_NODE_LOCAL=off"}},
 	{name: "g1-2nodes", users: 4, ghosts: 1, hosts: "nodeA:3,nodeB:3"},
+	// Profiling adaptation on the ghost path, as ompi-g1-auto: windows
+	// switch between redirection and MPICH's own path at agreement points.
+	{name: "g1-auto", users: 3, ghosts: 1, env: []string{"GHOST_NODE_LOCAL=off", "GHOST_ASYNC=auto"}},
 	{name: "g2-2nodes", users: 4, ghosts: 2, hosts: "nodeA:4,nodeB:4"},
 	// Each PUT/GET balancing policy with 2 ghosts per node, on the
 	// programs it applies to (operations that cross nodes spread).
@@ -75,11 +78,8 @@ var rmaConfigs = []rmaConfig{
 	{name: "ompi-g1", users: 3, ghosts: 1, openMPI: true},
 	{name: "ompi-g1-ghostpath", users: 3, ghosts: 1, env: []string{"GHOST_NODE_LOCAL=off"}, openMPI: true},
 	// The ghost path with profiling adaptation: windows switch between
-	// redirection and Open MPI's own path at agreement points. Extra for
-	// now: info_hints fails in it, as under MPICH with GHOST_ASYNC=auto
-	// (async_config=on reads back off: the allocation's vote overrides
-	// the key); docs/openmpi.md.
-	{name: "ompi-g1-auto", users: 3, ghosts: 1, env: []string{"GHOST_NODE_LOCAL=off", "GHOST_ASYNC=auto"}, openMPI: true, extra: true},
+	// redirection and Open MPI's own path at agreement points.
+	{name: "ompi-g1-auto", users: 3, ghosts: 1, env: []string{"GHOST_NODE_LOCAL=off", "GHOST_ASYNC=auto"}, openMPI: true},
 	// Two fake nodes (ghost run --hosts through mpirun.openmpi): windows
 	// span them, so they take the ghost path, over osc/pt2pt between the
 	// nodes.
