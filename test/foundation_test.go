@@ -182,24 +182,18 @@ func TestBadConfiguration(t *testing.T) {
 		{"bad wait", 3, []string{"GHOST_WAIT=sleepy"}, []string{`GHOST_WAIT="sleepy" is not valid`, "spin, yield or adaptive"}},
 		{"bad verbose", 3, []string{"GHOST_VERBOSE=loud"}, []string{`GHOST_VERBOSE="loud"`, "error, warn, info or debug"}},
 	}
+	// The same rules under Open MPI, with libghost-openmpi.so preloaded
+	// into the Open MPI build of the program.
+	binOpenMPI := programFor(t, openMPI, "programs", "world.c")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := mpiexecRun(t, job{env: tt.env, args: []string{bin, "2", "2"}, timeout: 30 * time.Second}, tt.procs, true)
-			if r.code == 0 {
-				t.Fatalf("job succeeded:\n%s", r)
-			}
-			errs := ghostLines(r.stderr, "error:")
-			if len(errs) != 1 {
-				t.Fatalf("%d error lines, want 1:\n%s", len(errs), r)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(errs[0], w) {
-					t.Errorf("error %q lacks %q", errs[0], w)
-				}
-			}
-			if strings.Contains(r.stdout, "checks") {
-				t.Errorf("the application ran:\n%s", r)
-			}
+			expectOneConfigError(t, r, tt.want)
+		})
+		t.Run("openmpi/"+tt.name, func(t *testing.T) {
+			r := openMPIRunLib(t, job{env: tt.env, args: []string{binOpenMPI, "2", "2"}, timeout: 30 * time.Second},
+				tt.procs, openMPI.lib)
+			expectOneConfigError(t, r, tt.want)
 		})
 	}
 	// The launcher rejects a bad -g before starting anything.
@@ -210,6 +204,28 @@ func TestBadConfiguration(t *testing.T) {
 	r = execute(t, job{}, filepath.Join(buildDir, "ghost"), "run", "-n", "5", "--hosts", "nodeA:3,nodeB:3", "--", bin)
 	if r.code != 2 || !strings.Contains(r.stderr, "cannot hold 5 users plus 1 ghost(s) per host") {
 		t.Errorf("ghost run with too few slots:\n%s", r)
+	}
+}
+
+// expectOneConfigError checks a job refused for a bad setting: it failed,
+// with exactly one error line that holds every string of want, before the
+// application ran.
+func expectOneConfigError(t *testing.T, r result, want []string) {
+	t.Helper()
+	if r.code == 0 {
+		t.Fatalf("job succeeded:\n%s", r)
+	}
+	errs := ghostLines(r.stderr, "error:")
+	if len(errs) != 1 {
+		t.Fatalf("%d error lines, want 1:\n%s", len(errs), r)
+	}
+	for _, w := range want {
+		if !strings.Contains(errs[0], w) {
+			t.Errorf("error %q lacks %q", errs[0], w)
+		}
+	}
+	if strings.Contains(r.stdout, "checks") {
+		t.Errorf("the application ran:\n%s", r)
 	}
 }
 
