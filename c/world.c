@@ -161,9 +161,9 @@ int PMPI_Finalize(void)
 }
 int MPI_Finalize(void) __attribute__((alias("PMPI_Finalize")));
 
-/* MPICH's messages about a process (its abort notice, its fatal errors,
- * hydra's report) name it by its rank in MPICH's world, which counts the
- * ghosts: say, before MPICH prints anything, which rank the application
+/* The MPI's messages about a process (its abort notice, its fatal errors,
+ * the launcher's report) name it by its rank in the MPI's world, which
+ * counts the ghosts: say, before MPICH prints anything, which rank the application
  * knows it by. what says what happened, detail (or "") follows. */
 static void say_user_rank(const char *what, const char *detail)
 {
@@ -172,7 +172,7 @@ static void say_user_rank(const char *what, const char *detail)
     GHOST_REAL(MPI_Comm_rank)(MPI_COMM_WORLD, &world);
     if (is_split())
         fprintf(stderr,
-                "ghost: %s rank %d of MPI_COMM_WORLD; MPICH's messages call it rank %d, counting %d ghost "
+                "ghost: %s rank %d of MPI_COMM_WORLD; " GHOST_ABI_NAME "'s messages call it rank %d, counting %d ghost "
                 "process(es)%s%s\n",
                 what, user, world, ghost_total_ghosts, *detail ? ": " : "", detail);
     else

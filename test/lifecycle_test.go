@@ -366,7 +366,7 @@ var fatalNotice = regexp.MustCompile(`ghost: fatal error \(MPI_ERRORS_ARE_FATAL\
 
 // An error under MPI_ERRORS_ARE_FATAL names the rank the application knows
 // beside MPICH's world rank, with MPICH's error text, and the job ends with
-// plain MPICH's status (the error's class): on MPI_COMM_WORLD, on a
+// plain MPICH's status (the error's class), and likewise under Open MPI: on MPI_COMM_WORLD, on a
 // communicator made from it, and on a window, where MPICH's own handler
 // reached through MPI_Win_call_errhandler left mpiexec hanging on 2 fake
 // nodes. Under MPI_ERRORS_RETURN the error comes back and nothing is said.
@@ -404,7 +404,28 @@ func TestFatalErrorNamesUserRank(t *testing.T) {
 			}
 		})
 	}
+	// Under Open MPI, one node: the same notice with Open MPI's error
+	// text, and plain Open MPI's status.
+	binOpenMPI := programFor(t, openMPI, "programs", "fatal.c")
+	for _, mode := range []string{"send", "dup", "win"} {
+		t.Run("openmpi_"+mode, func(t *testing.T) {
+			const users = 2
+			args := []string{binOpenMPI, mode}
+			plain := openMPIRunLib(t, job{args: args, timeout: 60 * time.Second}, users, "")
+			noneLeft(t, binOpenMPI)
+			r := openMPIRunLib(t, job{args: args, timeout: 60 * time.Second, env: []string{"GHOST_NG=1"}}, users+1, openMPI.lib)
+			noneLeft(t, binOpenMPI)
+			if r.code != plain.code || r.timedOut {
+				t.Errorf("status %d, plain Open MPI's %d\n--- plain\n%s\n--- ghost\n%s", r.code, plain.code, plain, r)
+			}
+			if m := fatalNoticeOpenMPI.FindStringSubmatch(r.stderr); m == nil || m[1] != "2" || m[2] != "1" {
+				t.Errorf("no notice of user rank 1 as Open MPI's world rank 2 behind 1 ghost\n%s", r)
+			}
+		})
+	}
 }
+
+var fatalNoticeOpenMPI = regexp.MustCompile(`ghost: fatal error \(MPI_ERRORS_ARE_FATAL\) on rank 1 of MPI_COMM_WORLD; Open MPI's messages call it rank (\d+), counting (\d+) ghost process\(es\): MPI_ERR_RANK`)
 
 // MPI_Win_lock_all failing part way, after it took the lock words of some
 // targets (GHOST_TEST_FAULT=lock_all_word:K, since no erroneous program
