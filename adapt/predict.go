@@ -224,22 +224,20 @@ func (p *Predictor) Observe(iv Interval) bool {
 	p.learn(iv)
 	cr := float64(iv.Comm) / float64(iv.Span)
 	p.last = cr
-	defer func() { p.stalledLast = iv.measuredDirect() && iv.stalled() }()
+	measured, stalled := iv.measuredDirect(), iv.stalled()
 	switch {
 	case cr > p.limits.High:
 		p.on = false
-	case iv.measuredDirect() && !(iv.stalled() && p.pays(iv)):
+	case measured && !(stalled && p.pays(iv)):
 		p.on = false
 	case !iv.ranDirect() && p.costsMore(iv):
 		p.on = false
 	case cr < p.limits.Low:
 		p.on = true
 	}
+	p.stalledLast = measured && stalled // after pays, which reads the interval before
 	return p.on
 }
-
-// Thresholds are the predictor's CR boundaries.
-func (p *Predictor) Thresholds() Thresholds { return p.limits }
 
 // LastCR is the communication ratio of the latest interval.
 func (p *Predictor) LastCR() float64 {

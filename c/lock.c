@@ -22,8 +22,8 @@
  * the state switches only at points where no lock is held). MPICH applies
  * an atomic inside the agent's progress engine with plain loads and
  * stores, so atomics through two agents, or a CPU atomic beside an MPI
- * one, would not exclude each other; through one agent they are serialized, whichever node the origin
- * is on. That is why an origin on the target's node takes the same MPI path
+ * one, would not exclude each other; through one agent they are
+ * serialized, whichever node the origin is on. That is why an origin on the target's node takes the same MPI path
  * as one on another node.
  *
  *  - shared: add a reader; if a writer holds the word or waits for it, take

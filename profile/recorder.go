@@ -11,7 +11,7 @@ type Sink interface {
 	Close() error
 }
 
-// OpCounts are a process's RMA operations so far, by path.
+// OpCounts are a process's RMA operations, by path.
 type OpCounts struct{ Ghost, Direct uint64 }
 
 // Recorder turns one process's interval timers and window switches into
@@ -23,20 +23,18 @@ type Recorder struct {
 	sink     Sink
 	rank     int
 	tickHz   float64
-	ops      func() OpCounts
 	windows  func() []WindowState
 	now      func() time.Time
-	lastOps  OpCounts
 	disabled bool
 	switches []Switch // since the last record
 }
 
 // NewRecorder records for the application's rank rank into sink. tickHz
-// converts the timers' ticks to seconds; ops reads the process's operation
-// counters, windows the windows alive, now the clock.
-func NewRecorder(sink Sink, rank int, tickHz float64, ops func() OpCounts, windows func() []WindowState,
+// converts the timers' ticks to seconds; windows lists the windows alive,
+// now is the clock.
+func NewRecorder(sink Sink, rank int, tickHz float64, windows func() []WindowState,
 	now func() time.Time) *Recorder {
-	return &Recorder{sink: sink, rank: rank, tickHz: tickHz, ops: ops, windows: windows, now: now, lastOps: ops()}
+	return &Recorder{sink: sink, rank: rank, tickHz: tickHz, windows: windows, now: now}
 }
 
 // StateOf is the state of a window that is redirected (on) or not.
@@ -63,10 +61,11 @@ func (r *Recorder) Switched(window int64, on bool, point int) {
 
 // Ticks are one interval's times in the timers' ticks: inside MPI, in all,
 // waiting (part of both), and the stalls, which are among the waits unless
-// Over (Record.Over).
+// Over (Record.Over); and the RMA operations issued in it.
 type Ticks struct {
 	MPI, Total, Wait, Stall uint64
 	Over                    bool
+	Ops                     OpCounts
 }
 
 // Record writes one interval, t, and the CR and vote the predictor made
@@ -81,7 +80,6 @@ func (r *Recorder) Record(t Ticks, cr float64, vote bool) error {
 	if r.disabled {
 		return nil
 	}
-	ops := r.ops()
 	rec := Record{
 		Time:      unixSeconds(r.now()),
 		Rank:      r.rank,
@@ -93,11 +91,10 @@ func (r *Recorder) Record(t Ticks, cr float64, vote bool) error {
 		CR:        cr,
 		Vote:      StateOf(vote),
 		Windows:   r.windows(),
-		OpsGhost:  ops.Ghost - r.lastOps.Ghost,
-		OpsDirect: ops.Direct - r.lastOps.Direct,
+		OpsGhost:  t.Ops.Ghost,
+		OpsDirect: t.Ops.Direct,
 		Switches:  r.switches,
 	}
-	r.lastOps = ops
 	r.switches = nil
 	if err := r.sink.Write(rec); err != nil {
 		r.disabled = true

@@ -25,16 +25,13 @@ func (m *memSink) Close() error { m.closed = true; return nil }
 
 func TestRecorder(t *testing.T) {
 	clock := time.Unix(100, 500_000_000)
-	ops := OpCounts{Ghost: 10, Direct: 1}
 	wins := []WindowState{{ID: 7, State: StateOn}}
 	sink := &memSink{}
-	r := NewRecorder(sink, 3, 1000, func() OpCounts { return ops }, func() []WindowState { return wins },
-		func() time.Time { return clock })
+	r := NewRecorder(sink, 3, 1000, func() []WindowState { return wins }, func() time.Time { return clock })
 
 	// Interval 1: 5 operations through ghosts, 2 direct, one switch.
-	ops = OpCounts{Ghost: 15, Direct: 3}
 	r.Switched(7, false, 1)
-	if err := r.Record(Ticks{MPI: 300, Total: 1000, Wait: 100, Stall: 50}, 0.25, false); err != nil {
+	if err := r.Record(Ticks{MPI: 300, Total: 1000, Wait: 100, Stall: 50, Ops: OpCounts{Ghost: 5, Direct: 2}}, 0.25, false); err != nil {
 		t.Fatal(err)
 	}
 	// Interval 2: nothing new.

@@ -18,9 +18,19 @@ import (
 // predictor is this process's profiling predictor under GHOST_ASYNC=auto.
 var predictor *adapt.Predictor
 
-// predictedOps are the process's operation counts at the end of the last
-// interval the predictor saw.
-var predictedOps profile.OpCounts
+// countedOps are the process's operation counts at the end of the last
+// interval (opsSince).
+var countedOps profile.OpCounts
+
+// opsSince returns the operations issued since the last interval ended,
+// by path, and starts the next count: the one reading of the counters per
+// interval, for the predictor and the trace alike.
+func opsSince() profile.OpCounts {
+	now := readOpCounts()
+	d := profile.OpCounts{Ghost: now.Ghost - countedOps.Ghost, Direct: now.Direct - countedOps.Direct}
+	countedOps = now
+	return d
+}
 
 // applyThresholds takes CR_LOW and CR_HIGH from GHOST_THRESHOLDS for this
 // job's user count and ghosts per node (docs/calibrate.md). Every process
@@ -65,7 +75,7 @@ func setupProfiling(cfg config.Config) {
 		return
 	}
 	predictor = adapt.NewPredictor(adapt.Thresholds{Low: cfg.CRLow, High: cfg.CRHigh})
-	predictedOps = readOpCounts()
+	countedOps = readOpCounts()
 	C.ghost_vote = boolInt(predictor.Vote())
 	tscHz := float64(C.ghost_tsc_hz())
 	C.ghost_predict_ticks = C.uint64_t(cfg.PredictInterval.Seconds() * tscHz)
@@ -83,12 +93,10 @@ func setupProfiling(cfg config.Config) {
 //
 //export ghostPredict
 func ghostPredict(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, overCores C.int) C.int {
-	ops := readOpCounts()
+	t := intervalTicks(commTicks, spanTicks, waitTicks, stallTicks, overCores != 0)
 	on := predictor.Observe(adapt.Interval{Comm: uint64(commTicks), Span: uint64(spanTicks),
-		Stall: uint64(stallTicks), Over: overCores != 0,
-		Direct: ops.Direct - predictedOps.Direct, Redirected: ops.Ghost - predictedOps.Ghost})
-	predictedOps = ops
-	recordInterval(intervalTicks(commTicks, spanTicks, waitTicks, stallTicks, overCores != 0), predictor.LastCR(), on)
+		Stall: t.Stall, Over: t.Over, Direct: t.Ops.Direct, Redirected: t.Ops.Ghost})
+	recordInterval(t, predictor.LastCR(), on)
 	self.log.debugf("user rank %d: CR %.3f over the last interval, votes redirection %s",
 		self.userRank(), predictor.LastCR(), onOff(on))
 	return boolInt(on)
@@ -108,15 +116,17 @@ func ghostRecordLast(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, vot
 }
 
 // intervalTicks are the trace's times of an interval from the C timers'
-// sums: the span leaves the waits out, and the stalls in unless they were
-// counted as communication (over).
+// sums (the span leaves the waits out, and the stalls in unless they were
+// counted as communication: over) and its operations (opsSince): it ends
+// the interval's count.
 func intervalTicks(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, over bool) profile.Ticks {
 	wait, stall := uint64(waitTicks), uint64(stallTicks)
 	total := uint64(spanTicks) + wait - stall
 	if over {
 		total = uint64(spanTicks) + wait
 	}
-	return profile.Ticks{MPI: uint64(commTicks) + wait, Total: total, Wait: wait, Stall: stall, Over: over}
+	return profile.Ticks{MPI: uint64(commTicks) + wait, Total: total, Wait: wait, Stall: stall, Over: over,
+		Ops: opsSince()}
 }
 
 // ghostAgree decides at every agreement point (c/agree.c, the ballot)

@@ -54,7 +54,7 @@ func openTrace(path string, userRank int, tscHz float64) {
 		self.log.errorf("GHOST_TRACE=%q: %v; this rank records no trace", path, err)
 		return
 	}
-	trace = profile.NewRecorder(w, userRank, tscHz, readOpCounts, windowStates, time.Now)
+	trace = profile.NewRecorder(w, userRank, tscHz, windowStates, time.Now)
 	C.ghost_trace_switches = 1
 }
 
