@@ -96,6 +96,9 @@ type Predictor struct {
 	stallShare float64
 	// stalledLast is whether the latest interval ran direct and stalled.
 	stalledLast bool
+	// weight is what the standing vote has at stake, as a share of the
+	// interval that cast it (Ballot).
+	weight float64
 }
 
 // Paths of perOp.
@@ -179,7 +182,7 @@ func (p *Predictor) pays(iv Interval) bool {
 // cost NWChem on 2 fake nodes its first second at 2.5 times the direct
 // path's time per operation, before its first implicit point voted off.)
 func NewPredictor(t Thresholds) *Predictor {
-	return &Predictor{limits: t}
+	return &Predictor{limits: t, weight: MinStallShare}
 }
 
 // Vote is the predictor's standing vote: true for redirection on.
@@ -187,6 +190,27 @@ func (p *Predictor) Vote() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.on
+}
+
+// BallotScale is the ballot's unit: a weight of 1, the whole interval at
+// stake, is cast as BallotScale.
+const BallotScale = 1000
+
+// Ballot is the standing vote as the agreement sums it: its weight in
+// thousandths of the interval that cast it, positive for redirection on
+// and negative for off, never 0. Agree decides on the sum.
+func (p *Predictor) Ballot() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return ballot(p.on, p.weight)
+}
+
+func ballot(on bool, weight float64) int {
+	b := max(1, int(weight*BallotScale+0.5))
+	if !on {
+		return -b
+	}
+	return b
 }
 
 // Observe records one interval and returns the vote: true for redirection
@@ -235,8 +259,66 @@ func (p *Predictor) Observe(iv Interval) bool {
 	case cr < p.limits.Low:
 		p.on = true
 	}
+	if measured && stalled && !p.on {
+		p.doubt()
+	}
+	p.weight = p.stake(iv)
 	p.stalledLast = measured && stalled // after pays, which reads the interval before
 	return p.on
+}
+
+// doubt halves the extra cost per operation that redirection is thought
+// to have, after a stalled direct interval that it kept off. The estimate
+// comes from the last phase that ran redirected, which may not be this
+// one: one interval in which the ghost was slow to be scheduled (4.5 ms
+// for 3 operations, on a machine whose cores are shared) kept the
+// multiphase benchmark's computation phase direct for all of its steps,
+// since only redirecting again could correct it. A phase of stalls thus
+// retries redirection after a few intervals, and what it measures there
+// becomes the estimate; rare stalled intervals, such as NWChem's, leave
+// the estimate nearly whole.
+func (p *Predictor) doubt() {
+	if p.perOp[redirected] > p.perOp[direct] && p.perOp[direct] > 0 {
+		p.perOp[redirected] = p.perOp[direct] + (p.perOp[redirected]-p.perOp[direct])/2
+	}
+}
+
+// stake is what the vote just cast has at stake over the interval, as a
+// share of it: what redirecting gives back (the interval's stalls, or
+// while redirected those that the direct path last showed) against what
+// it costs (extra, where both paths have been measured), in the vote's
+// favour. A vote whose favour nobody measured (a computing target's vote
+// for its origins' ghost, a cost not yet known) weighs MinStallShare, the
+// floor below which a difference is noise: such votes then decide by
+// their count, as in the paper.
+//
+// The weights let the ranks that gain outvote those that pay less. In the
+// multiphase benchmark's computation phase, a rank that computes in 2 ms
+// chunks pays for each operation that it redirects about 9% of its
+// interval, while its neighbour, stalled on those chunks, gets back 30%
+// of its own; by count, a tie of two that went off made the window flip
+// at every step.
+func (p *Predictor) stake(iv Interval) float64 {
+	var gain, cost float64
+	var known bool
+	if iv.ranDirect() {
+		if iv.stalled() {
+			gain = float64(iv.Stall)
+		}
+		cost, known = p.extra(iv.Direct)
+	} else {
+		gain = p.stallShare * float64(iv.Span)
+		cost, known = p.extra(iv.Redirected)
+		cost = min(cost, float64(iv.Comm))
+	}
+	favour := (gain - cost) / float64(iv.Span)
+	if !p.on {
+		favour = -favour
+	}
+	if !known || favour < MinStallShare {
+		return MinStallShare
+	}
+	return min(favour, 1)
 }
 
 // LastCR is the communication ratio of the latest interval.
@@ -246,20 +328,21 @@ func (p *Predictor) LastCR() float64 {
 	return p.last
 }
 
-// Agree is the window-wide decision from onVotes votes for redirection out
-// of n ranks: on only with a majority, so a tie goes off.
+// Agree is the window-wide decision from the sum of the ranks' ballots
+// (Ballot): on only when the weights for it outweigh those against, so a
+// tie goes off. Votes that all weigh the floor decide by their count.
 //
-// A tie is common where it matters, and off is right both times. At the
-// first point of a communication phase that runs redirected, a rank that
-// got there quickly still votes on from the computation before, while the
-// one slowed down votes off. When one rank stalls on a neighbour that
-// computes and the other completes promptly, redirection is a cost to both
-// against a gain for one, and the ghost stays off the critical path: NWChem
-// on 2 fake nodes starts so on every run (one rank waits while the other
-// starts up), and a tie that went on, as it did when the ranks' mean CR
-// broke ties, cost ethanol DFT a tenth of its run in a phase at the ghost
-// path's cost. Ranks that wait on each other's computation (out of step)
-// all stall, and agree on.
-func Agree(onVotes, n int) bool {
-	return n == 0 || 2*onVotes > n
+// Off is right at a tie where it matters. When one rank stalls on a
+// neighbour that computes and the other completes promptly before
+// redirection has been measured, both votes weigh the floor, and
+// redirection would be a cost to both against a gain for one: NWChem on 2
+// fake nodes starts so on every run (one rank waits while the other starts
+// up), and a tie that went on, as it did when the ranks' mean CR broke
+// ties, cost ethanol DFT a tenth of its run in a phase at the ghost path's
+// cost. Once both paths are measured, the weights tell a gain from a cost:
+// at the first point of a communication phase that runs redirected, the
+// rank slowed down by the ghost outweighs the one that got there quickly
+// and still votes on from the computation before.
+func Agree(ballots int) bool {
+	return ballots > 0
 }

@@ -168,22 +168,92 @@ func TestPredictorEmptyInterval(t *testing.T) {
 
 func TestAgree(t *testing.T) {
 	tests := []struct {
-		name  string
-		on, n int
-		want  bool
+		name    string
+		ballots []int
+		want    bool
 	}{
-		{"majority on", 3, 4, true},
-		{"majority off", 1, 4, false},
-		{"tie goes off", 2, 4, false},
-		{"tie of two goes off", 1, 2, false},
-		{"one rank off", 0, 1, false},
-		{"one rank on", 1, 1, true},
-		{"odd count", 2, 3, true},
-		{"no ranks", 0, 0, true},
+		{"majority on at the floor", []int{50, 50, 50, -50}, true},
+		{"majority off at the floor", []int{50, -50, -50, -50}, false},
+		{"tie goes off", []int{50, 50, -50, -50}, false},
+		{"tie of two goes off", []int{50, -50}, false},
+		{"one rank off", []int{-50}, false},
+		{"one rank on", []int{50}, true},
+		{"a gain outweighs a smaller cost", []int{270, -90}, true},
+		{"a cost outweighs a smaller gain", []int{90, -270}, false},
+		{"one heavy cost outweighs a majority at the floor", []int{50, 50, -300}, false},
 	}
 	for _, tt := range tests {
-		if got := Agree(tt.on, tt.n); got != tt.want {
-			t.Errorf("%s: Agree(%d, %d) = %v, want %v", tt.name, tt.on, tt.n, got, tt.want)
+		sum := 0
+		for _, b := range tt.ballots {
+			sum += b
+		}
+		if got := Agree(sum); got != tt.want {
+			t.Errorf("%s: Agree(%v) = %v, want %v", tt.name, tt.ballots, got, tt.want)
 		}
 	}
+}
+
+// A ballot weighs what the vote has at stake, in thousandths of the
+// interval that cast it: the floor (MinStallShare) where nothing was
+// measured, what redirection gives back against what it costs otherwise.
+func TestPredictorBallot(t *testing.T) {
+	limits := Thresholds{Low: 0.3, High: 0.6}
+	// On for a computing interval, then on for two whose direct
+	// operations stalled for 30%: the stall share is 22.5%, and the
+	// direct path costs 1 tick per operation.
+	stalledOn := []Interval{{Comm: 5, Span: 100}, {Comm: 1000, Span: 100000, Stall: 30000, Direct: 1000},
+		{Comm: 1000, Span: 100000, Stall: 30000, Direct: 1000}}
+	tests := []struct {
+		name    string
+		history []Interval
+		iv      Interval
+		want    int
+	}{
+		{"a new predictor votes off at the floor", nil, Interval{}, -50},
+		{"a computing target votes on at the floor", nil, Interval{Comm: 5, Span: 100}, 50},
+		{"a prompt direct interval, redirection not measured: off at the floor",
+			nil, Interval{Comm: 10, Span: 100, Direct: 4000}, -50},
+		{"redirected, 10 per op against 1: 22.5% given back, 9% paid",
+			stalledOn, Interval{Comm: 10000, Span: 100000, Redirected: 1000}, 135},
+		{"redirected, 40 per op: 39% paid against 22.5% given back",
+			stalledOn, Interval{Comm: 40000, Span: 100000, Redirected: 1000}, -165},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewPredictor(limits)
+			for _, iv := range tt.history {
+				p.Observe(iv)
+			}
+			if tt.iv.Span > 0 {
+				p.Observe(tt.iv)
+			}
+			if got := p.Ballot(); got != tt.want {
+				t.Fatalf("Ballot() = %d, want %d (per op %v, stall share %g)", got, tt.want, p.perOp, p.stallShare)
+			}
+		})
+	}
+}
+
+// An estimate of redirection's cost from one bad interval must not keep a
+// phase of stalls direct for good: each stalled interval that it keeps off
+// halves the extra cost, until the stalls outweigh it and redirection is
+// measured again.
+func TestPredictorDoubtsAStaleCost(t *testing.T) {
+	p := NewPredictor(Thresholds{Low: 0.3, High: 0.6})
+	p.Observe(Interval{Comm: 5, Span: 100})
+	p.Observe(Interval{Comm: 45000, Span: 100000, Redirected: 3}) // the ghost was slow: 15000 per op
+	p.Observe(Interval{Comm: 300, Span: 100000, Direct: 300})     // 1 per op
+	stalled := Interval{Comm: 3, Span: 3000, Stall: 1000, Direct: 3}
+	if p.Observe(stalled) {
+		t.Fatal("the first stalled interval voted on against a cost of 45000 for its 3 operations")
+	}
+	for i := 2; i <= 10; i++ {
+		if p.Observe(stalled) {
+			if i < 5 {
+				t.Fatalf("on after %d stalled intervals: the cost was doubted too fast", i)
+			}
+			return
+		}
+	}
+	t.Fatalf("10 stalled intervals in a row stayed off (per op %v)", p.perOp)
 }

@@ -2,8 +2,9 @@
  * Agreement points of GHOST_ASYNC=auto: where the ranks of a window's group
  * cast their profiling votes and switch the window together.
  *
- *  - ghost_ballot: the one ballot, an allreduce of every rank's vote that
- *    Go's ghostAgree turns into the window-wide decision. It
+ *  - ghost_ballot: the one ballot, an allreduce of every rank's weighted
+ *    vote (ghost_vote) that Go's ghostAgree turns into the window-wide
+ *    decision. It
  *    serves allocation (shim/adapt.go), fences and MPI_Win_set_info with
  *    symmetric=true (fence.c, win_info.c).
  *  - MPI_Barrier: an implicit point for programs that never fence, such as
@@ -20,7 +21,7 @@
 /* An internal collective, counted for the call being served (counters.h). */
 #define COLLECTIVE(op) (ghost_count_internal(GHOST_INTERNAL_COLLECTIVE, 1), (op))
 
-int ghost_ballot(MPI_Comm comm, int n, int *vote, int *agreed)
+int ghost_ballot(MPI_Comm comm, int *vote, int *agreed)
 {
     int ballot = ghost_prof_vote(), sum = 0;
     *vote = ballot;
@@ -31,7 +32,7 @@ int ghost_ballot(MPI_Comm comm, int n, int *vote, int *agreed)
     int rc = COLLECTIVE(GHOST_REAL(MPI_Allreduce)(&ballot, &sum, 1, MPI_INT, MPI_SUM, comm));
     ghost_prof_wait(ghost_ticks() - t0);
     if (rc == MPI_SUCCESS)
-        *agreed = ghostAgree(sum, n);
+        *agreed = ghostAgree(sum);
     return rc;
 }
 
@@ -98,14 +99,14 @@ static int concerned(const ghost_win_t *w, MPI_Comm comm, int *ranks)
  * at once are left out of implicit points (they still switch at fences). */
 enum { MAX_WINDOWS = 256 };
 
-/* Each rank's entry in the agreement: its vote, and whether it is ready
- * for every window that it holds and comm covers. */
+/* Each rank's entry in the agreement: its ballot (ghost_vote), and
+ * whether it is ready for every window that it holds and comm covers. */
 enum { VOTE, READY, FIELDS };
 
 /* The second collective, held only when some rank's vote differs from the
  * one it cast for a window it is ready to switch and comm covers: one
  * allgather over comm of every rank's entry, from which each rank of a
- * concerned window sums its members' votes, the same sum on all of
+ * concerned window sums its members' ballots, the same sum on all of
  * them. The vote is per process, not per window, so one entry per
  * rank serves every window; readiness is folded over the rank's windows,
  * which may keep a window from switching because its rank has an operation
@@ -147,7 +148,7 @@ static int agree_at(MPI_Comm comm, ghost_win_t **wins, int n, int vote)
         }
         if (!ready_all)
             continue;
-        ghost_win_set_redirect(w, ghostAgree(votes, w->nusers), GHOST_POINT_IMPLICIT);
+        ghost_win_set_redirect(w, ghostAgree(votes), GHOST_POINT_IMPLICIT);
         w->ballot = vote;
         agreed_any = 1;
     }
@@ -181,7 +182,8 @@ static int barrier(MPI_Comm comm)
     int n = ghost_implicit_points ? ghost_win_list(wins, MAX_WINDOWS) : 0;
     int changed = 0;
     for (int i = 0; i < n && !changed; i++)
-        changed = switchable(wins[i]) && ready(wins[i]) && wins[i]->ballot != vote && concerned(wins[i], comm, NULL);
+        changed = switchable(wins[i]) && ready(wins[i]) && (wins[i]->ballot > 0) != (vote > 0) &&
+                  concerned(wins[i], comm, NULL);
     int any = 0;
     int rc = GHOST_REAL(MPI_Allreduce)(&changed, &any, 1, MPI_INT, MPI_MAX, comm);
     if (rc == MPI_SUCCESS && any)

@@ -7,10 +7,10 @@
 
 #include <mpi.h>
 
-/* Casts this process's vote and latest CR over comm, whose n ranks all call
- * it: *vote gets the vote cast, *agreed the window-wide decision (Go's
+/* Casts this process's ballot (ghost_vote) over comm, whose ranks all call
+ * it: *vote gets the ballot cast, *agreed the window-wide decision (Go's
  * ghostAgree), or -1 when the allreduce failed. */
-int ghost_ballot(MPI_Comm comm, int n, int *vote, int *agreed);
+int ghost_ballot(MPI_Comm comm, int *vote, int *agreed);
 
 /* MPICH's barrier, for Ghost's own synchronization, which must never be
  * taken for the application's (an implicit point) nor wait on ranks that

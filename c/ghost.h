@@ -51,12 +51,14 @@ void ghost_tsc_hz_start(void);
 double ghost_tsc_hz(void);
 
 /* Profiling predictions (GHOST_ASYNC=auto): the length of one prediction
- * interval in TSC ticks (0: none), and this process's latest vote, 1 for
- * redirection on. ghost_prof_vote is for agreement points: it ends the
+ * interval in TSC ticks (0: none), and this process's latest ballot: its
+ * vote weighted by what it has at stake, positive for redirection on and
+ * negative for off, never 0 (adapt.Predictor.Ballot); agreement points sum
+ * the ranks' ballots. ghost_prof_vote is for agreement points: it ends the
  * interval there once the interval holds a tenth of GHOST_PREDICT_INT
  * outside waits, so that the vote is about the step that just ended. */
 extern uint64_t ghost_predict_ticks;
-extern int ghost_vote; /* this process's latest prediction: 1 for redirection on */
+extern int ghost_vote; /* this process's latest ballot: > 0 for redirection on */
 int ghost_prof_vote(void);
 /* Ends the current prediction interval now (at finalize, so that the last
  * partial interval reaches the predictor and the trace). */
@@ -204,15 +206,16 @@ extern void ghostBeforeFinalize(void);
  * waits for other ranks and stalls on targets outside MPI), its length
  * without the waits, all waits, and the stalls (among the waits, unless
  * the cores were oversubscribed and they were counted as communication);
- * a vote out. */
+ * a ballot out (ghost_vote). */
 extern int ghostPredict(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_ticks, uint64_t stall_ticks,
                         int stalls_counted_as_comm);
 /* The last interval at finalize, too short for a vote (the same ticks as
  * ghostPredict's, stalls as waits): traced with the vote that stands. */
 extern void ghostRecordLast(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_ticks, uint64_t stall_ticks,
                             int vote);
-/* Window-wide agreement (adapt/): votes for redirection out of n, current state. */
-extern int ghostAgree(int on_votes, int n);
+/* Window-wide agreement (adapt/): 1 for redirection on, from the sum of
+ * the ranks' ballots. */
+extern int ghostAgree(int ballots);
 /* A window's agreed state changed to on at point (GHOST_POINT_*), for the
  * trace; called only when ghost_trace_switches is set. */
 extern void ghostSwitched(int64_t window, int on, int point);

@@ -49,7 +49,7 @@
 
 int ghost_prof_enabled = 0;
 uint64_t ghost_predict_ticks = 0; /* 0: no prediction */
-int ghost_vote = 0;               /* this process's latest prediction; starts as adapt.NewPredictor does */
+int ghost_vote = -1;              /* this process's latest ballot; setupProfiling sets adapt.NewPredictor's */
 int ghost_async_auto = 0;
 
 /* An agreement point ends the interval once it holds this share of
@@ -65,7 +65,7 @@ typedef struct thread_prof {
     uint64_t mpi;  /* ticks in outermost calls, each clipped to its interval */
     uint64_t wait; /* of mpi, waiting in barriers and ballots, and stalls */
     uint64_t stall; /* of wait, stalls on targets outside MPI */
-    uint64_t point; /* of mpi, inside calls that are agreement points */
+    uint64_t point; /* of mpi, inside calls that are agreement points, outside their waits */
     uint64_t entered; /* when the outermost call in progress began; 0: none */
     uint64_t raw;  /* ticks in outermost calls, unclipped (ghost_prof_read) */
     /* The closer's: the totals at the last end of an interval. */
@@ -79,6 +79,7 @@ static thread_prof_t *threads;         /* every block, newest first */
 static __thread thread_prof_t *mine;   /* this thread's */
 static __thread int depth;             /* wrapped calls in progress: Ghost's own calls nest */
 static __thread int in_point;          /* the outermost call is an agreement point */
+static __thread uint64_t point_waits;  /* this thread's waits when the point cast its vote */
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
@@ -272,7 +273,7 @@ static void close_interval(uint64_t now, sums_t s)
     if (interval.start && enough(s)) {
         int vote = ghostPredict(s.comm, s.span, s.wait, s.stall, over);
         __atomic_store_n(&ghost_vote, vote, __ATOMIC_RELAXED);
-        ghost_gp_publish(vote);
+        ghost_gp_publish(vote > 0);
     }
     for (thread_prof_t *b = __atomic_load_n(&threads, __ATOMIC_ACQUIRE); b; b = b->next) {
         b->seen_calls = __atomic_load_n(&b->calls, __ATOMIC_RELAXED);
@@ -373,8 +374,14 @@ void ghost_prof_exit(uint64_t t0)
     uint64_t mine_here = now - t0 < since_start ? now - t0 : since_start;
     add(&b->mpi, mine_here);
     if (in_point) {
+        /* Only the point's time outside its waits: the waits (a barrier's
+         * is all of it) already leave the span, and counting them twice
+         * kept a rank that waited at every barrier for a slower neighbour
+         * from ever holding enough for a vote, so that its vote from the
+         * phase before stood through a whole communication phase. */
+        uint64_t waited = __atomic_load_n(&b->wait, __ATOMIC_RELAXED) - point_waits;
         in_point = 0;
-        add(&b->point, mine_here);
+        add(&b->point, mine_here > waited ? mine_here - waited : 0);
     }
     if (ghost_predict_ticks && since_start >= ghost_predict_ticks && try_lock()) {
         if (__atomic_load_n(&interval.start, __ATOMIC_RELAXED) == start) /* nobody ended it meanwhile */
@@ -412,11 +419,12 @@ static int a_step(sums_t s, uint64_t *ops)
 
 int ghost_prof_vote(void)
 {
+    thread_prof_t *b = block();
     in_point = depth > 0; /* the call that casts the vote is a point */
+    point_waits = b ? __atomic_load_n(&b->wait, __ATOMIC_RELAXED) : 0;
     if (ghost_predict_ticks) {
         lock();
         uint64_t now = __rdtsc(), ops;
-        thread_prof_t *b = block();
         /* The step that has just ended, once it holds enough to say
          * something; else the interval goes on past the point. */
         sums_t s = interval_sums(now, b);
@@ -440,7 +448,7 @@ void ghost_prof_flush(void)
         if (enough(s))
             close_interval(now, s);
         else /* too short to vote on, but its operations and switches belong in the trace */
-            ghostRecordLast(s.comm, s.span, s.wait, s.stall, __atomic_load_n(&ghost_vote, __ATOMIC_RELAXED));
+            ghostRecordLast(s.comm, s.span, s.wait, s.stall, __atomic_load_n(&ghost_vote, __ATOMIC_RELAXED) > 0);
     }
     unlock();
 }

@@ -141,8 +141,8 @@ typedef struct ghost_win {
     /* Implicit agreement points (agree.c). issued: this origin issued an
      * operation on the window since all of its operations were last
      * complete (one plain store per operation; cleared by
-     * ghost_ops_complete). ballot: the vote this process cast for the
-     * window at its last agreement. */
+     * ghost_ops_complete). ballot: the ballot this process cast for the
+     * window at its last agreement (ghost_vote: > 0 for on). */
     int issued;
     int ballot;
     /* The control plane's own record of a redirected window (shim/win.go:

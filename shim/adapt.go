@@ -76,7 +76,7 @@ func setupProfiling(cfg config.Config) {
 	}
 	predictor = adapt.NewPredictor(adapt.Thresholds{Low: cfg.CRLow, High: cfg.CRHigh})
 	countedOps = readOpCounts()
-	C.ghost_vote = boolInt(predictor.Vote())
+	C.ghost_vote = C.int(predictor.Ballot())
 	tscHz := float64(C.ghost_tsc_hz())
 	C.ghost_predict_ticks = C.uint64_t(cfg.PredictInterval.Seconds() * tscHz)
 	C.ghost_gp_enabled = boolInt(sw.GP)
@@ -97,9 +97,17 @@ func ghostPredict(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, overCo
 	on := predictor.Observe(adapt.Interval{Comm: uint64(commTicks), Span: uint64(spanTicks),
 		Stall: t.Stall, Over: t.Over, Direct: t.Ops.Direct, Redirected: t.Ops.Ghost})
 	recordInterval(t, predictor.LastCR(), on)
-	self.log.debugf("user rank %d: CR %.3f over the last interval, votes redirection %s",
-		self.userRank(), predictor.LastCR(), onOff(on))
-	return boolInt(on)
+	ballot := predictor.Ballot()
+	self.log.debugf("user rank %d: CR %.3f over the last interval, votes redirection %s (weight %d/%d)",
+		self.userRank(), predictor.LastCR(), onOff(on), abs(ballot), adapt.BallotScale)
+	return C.int(ballot)
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // ghostRecordLast traces the interval that finalize ends when it is too
@@ -130,11 +138,11 @@ func intervalTicks(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, over 
 }
 
 // ghostAgree decides at every agreement point (c/agree.c, the ballot)
-// from the sum of the ranks' votes.
+// from the sum of the ranks' ballots (adapt.Predictor.Ballot).
 //
 //export ghostAgree
-func ghostAgree(onVotes, n C.int) C.int {
-	return boolInt(adapt.Agree(int(onVotes), int(n)))
+func ghostAgree(ballots C.int) C.int {
+	return boolInt(adapt.Agree(int(ballots)))
 }
 
 // setInitialState agrees a new window's redirection state, before the
@@ -142,13 +150,13 @@ func ghostAgree(onVotes, n C.int) C.int {
 // cast in the ballot every agreement point uses, say off. A window
 // allocated with async_config=on (pinned, the same on every rank) casts no
 // ballot: the application chose its state.
-func setInitialState(w *C.ghost_win_t, pscw C.MPI_Comm, n int) {
+func setInitialState(w *C.ghost_win_t, pscw C.MPI_Comm) {
 	w.redirect, w.ballot = 1, 1
 	if C.ghost_async_auto == 0 || w.pinned != 0 {
 		return
 	}
 	var agreed C.int
-	if C.ghost_ballot(pscw, C.int(n), &w.ballot, &agreed) == C.MPI_SUCCESS && agreed == 0 {
+	if C.ghost_ballot(pscw, &w.ballot, &agreed) == C.MPI_SUCCESS && agreed == 0 {
 		w.redirect = 0
 	}
 }

@@ -200,7 +200,7 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	w.base, w.disp_unit = mine, dispUnit
 	w.epochs = hints.epochs
 	w.pinned = hints.pinned
-	setInitialState(w, pscw, len(users))
+	setInitialState(w, pscw)
 	w.pending = -1
 	w.no_local_load_store = hints.no_local_load_store
 	w.track_touched = boolInt(!self.threadMultiple)
