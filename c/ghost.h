@@ -210,9 +210,9 @@ extern void ghostBeforeFinalize(void);
 extern int ghostPredict(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_ticks, uint64_t stall_ticks,
                         int stalls_counted_as_comm);
 /* The last interval at finalize, too short for a vote (the same ticks as
- * ghostPredict's, stalls as waits): traced with the vote that stands. */
+ * ghostPredict's, stalls as waits): traced with the ballot that stands. */
 extern void ghostRecordLast(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_ticks, uint64_t stall_ticks,
-                            int vote);
+                            int ballot);
 /* Window-wide agreement (adapt/): 1 for redirection on, from the sum of
  * the ranks' ballots. */
 extern int ghostAgree(int ballots);

@@ -448,7 +448,7 @@ void ghost_prof_flush(void)
         if (enough(s))
             close_interval(now, s);
         else /* too short to vote on, but its operations and switches belong in the trace */
-            ghostRecordLast(s.comm, s.span, s.wait, s.stall, __atomic_load_n(&ghost_vote, __ATOMIC_RELAXED) > 0);
+            ghostRecordLast(s.comm, s.span, s.wait, s.stall, __atomic_load_n(&ghost_vote, __ATOMIC_RELAXED));
     }
     unlock();
 }

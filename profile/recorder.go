@@ -68,10 +68,11 @@ type Ticks struct {
 	Ops                     OpCounts
 }
 
-// Record writes one interval, t, and the CR and vote the predictor made
-// from it. It returns the error of a failed write, after which the Recorder
-// is disabled; a nil or disabled Recorder writes nothing.
-func (r *Recorder) Record(t Ticks, cr float64, vote bool) error {
+// Record writes one interval, t, and the CR and ballot the predictor made
+// from it (adapt.Predictor.Ballot: positive for on, its size the weight).
+// It returns the error of a failed write, after which the Recorder is
+// disabled; a nil or disabled Recorder writes nothing.
+func (r *Recorder) Record(t Ticks, cr float64, ballot int) error {
 	if r == nil {
 		return nil
 	}
@@ -89,7 +90,8 @@ func (r *Recorder) Record(t Ticks, cr float64, vote bool) error {
 		Stall:     float64(t.Stall) / r.tickHz,
 		Over:      t.Over,
 		CR:        cr,
-		Vote:      StateOf(vote),
+		Vote:      StateOf(ballot > 0),
+		Weight:    max(ballot, -ballot),
 		Windows:   r.windows(),
 		OpsGhost:  t.Ops.Ghost,
 		OpsDirect: t.Ops.Direct,

@@ -74,7 +74,11 @@ type Record struct {
 	Over  bool    `json:"oversubscribed,omitempty"`
 	CR    float64 `json:"cr"` // (MPI - Wait) / (Interval - (Wait - Stall))
 	// Vote is this process's prediction for the next interval: on or off.
-	Vote State `json:"vote"`
+	// Weight is what the vote has at stake, in thousandths of the
+	// interval (adapt.Predictor.Ballot): agreement points sum the ranks'
+	// votes so weighted.
+	Vote   State `json:"vote"`
+	Weight int   `json:"weight,omitempty"`
 	// Windows holds every window alive at the end of the interval.
 	Windows []WindowState `json:"windows"`
 	// OpsGhost and OpsDirect count this process's RMA operations during the

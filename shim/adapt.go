@@ -96,8 +96,8 @@ func ghostPredict(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, overCo
 	t := intervalTicks(commTicks, spanTicks, waitTicks, stallTicks, overCores != 0)
 	on := predictor.Observe(adapt.Interval{Comm: uint64(commTicks), Span: uint64(spanTicks),
 		Stall: t.Stall, Over: t.Over, Direct: t.Ops.Direct, Redirected: t.Ops.Ghost})
-	recordInterval(t, predictor.LastCR(), on)
 	ballot := predictor.Ballot()
+	recordInterval(t, predictor.LastCR(), ballot)
 	self.log.debugf("user rank %d: CR %.3f over the last interval, votes redirection %s (weight %d/%d)",
 		self.userRank(), predictor.LastCR(), onOff(on), abs(ballot), adapt.BallotScale)
 	return C.int(ballot)
@@ -115,12 +115,12 @@ func abs(n int) int {
 // Its CR is its own; the predictor does not see it.
 //
 //export ghostRecordLast
-func ghostRecordLast(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, vote C.int) {
+func ghostRecordLast(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, ballot C.int) {
 	cr := 0.0
 	if spanTicks > 0 {
 		cr = float64(commTicks) / float64(spanTicks)
 	}
-	recordInterval(intervalTicks(commTicks, spanTicks, waitTicks, stallTicks, false), cr, vote != 0)
+	recordInterval(intervalTicks(commTicks, spanTicks, waitTicks, stallTicks, false), cr, int(ballot))
 }
 
 // intervalTicks are the trace's times of an interval from the C timers'

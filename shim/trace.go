@@ -68,8 +68,8 @@ func ghostSwitched(window C.int64_t, on, point C.int) {
 }
 
 // recordInterval writes one interval to the trace, if there is one.
-func recordInterval(t profile.Ticks, cr float64, vote bool) {
-	if err := trace.Record(t, cr, vote); err != nil {
+func recordInterval(t profile.Ticks, cr float64, ballot int) {
+	if err := trace.Record(t, cr, ballot); err != nil {
 		self.log.errorf("GHOST_TRACE: %v; this rank stops recording", err)
 	}
 }
