@@ -1,10 +1,11 @@
 #!/bin/bash
 # bundle.sh DEST: packs into DEST/bundle.tar.xz everything a bare x86-64
 # Linux machine with no MPI and no network needs to run the bench driver's
-# wincost, progress, rma-intercept, gcu and apps suites (bench/device/run.sh
-# unpacks and runs it there). Run from the repository root after `make`, on
-# a Debian 12 machine with the packages of test/apps installed (mpich,
-# libmpich-dev, nwchem-mpich, libarmci-mpi-dev, libcoarrays-mpich-dev).
+# wincost, progress, rma-intercept, gcu, apps, apps-2nodes, multiphase and
+# multiphase-passive suites (bench/device/run.sh unpacks and runs it
+# there). Run from the repository root after `make`, on a Debian 12 machine
+# with the packages of test/apps installed (mpich, libmpich-dev,
+# nwchem-mpich, libarmci-mpi-dev, libcoarrays-mpich-dev).
 #
 # What goes in, and why:
 #   bin/      the bench driver (compiled here), mpiexec.hydra and its proxy,
@@ -20,7 +21,7 @@
 # The tarball is xz-compressed: nwchem.mpich and libmpich are 65 and 41 MB.
 set -euo pipefail
 dest=${1:?usage: bench/device/bundle.sh DEST (a directory; DEST/bundle.tar.xz is written)}
-suites=wincost,progress,rma-intercept,gcu,apps
+suites=wincost,progress,rma-intercept,gcu,apps,apps-2nodes,multiphase,multiphase-passive
 caftests=/usr/lib/x86_64-linux-gnu/open-coarrays/mpich/bin/OpenCoarrays-2.10.1-tests
 [ -f build/libghost.so ] && [ -f build/ghost ] || { echo "bundle.sh: run make first, from the repository root" >&2; exit 1; }
 
