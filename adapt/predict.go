@@ -295,7 +295,7 @@ func (p *Predictor) doubt() {
 // The weights let the ranks that gain outvote those that pay less. In the
 // multiphase benchmark's computation phase, a rank that computes in 2 ms
 // chunks pays for each operation that it redirects about 9% of its
-// interval, while its neighbour, stalled on those chunks, gets back 30%
+// interval, while its neighbour, stalled on those chunks, gets back a third
 // of its own; by count, a tie of two that went off made the window flip
 // at every step.
 func (p *Predictor) stake(iv Interval) float64 {
