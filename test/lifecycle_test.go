@@ -75,7 +75,9 @@ func noneLeft(t *testing.T, bin string) {
 // Plain MPICH is run first, in the same shape. hydra itself records a rank
 // that it kills during cleanup as 0 or as 9, depending on when it reaps it,
 // so a pair that differs is run again (at most three pairs) before the test
-// fails: a real difference shows in every pair.
+// fails: a real difference shows in every pair. A pair that fails while
+// hydra's proxy failed an assertion of its own during the cleanup says
+// nothing about Ghost, and is run again too (at most five pairs in all).
 func TestExitStatusLikePlain(t *testing.T) {
 	needMPI(t)
 	bin := program(t, "ending.c")
@@ -99,26 +101,44 @@ func TestExitStatusLikePlain(t *testing.T) {
 			t.Run(strings.Join(c.args, "_")+"_"+s.name, func(t *testing.T) {
 				args := append([]string{bin}, c.args...)
 				var plain, ghost result
-				for attempt := range 3 {
+				for attempt, differed := 0, 0; attempt < 5 && differed < 3; attempt++ {
 					plain = s.plain(t, args...)
 					noneLeft(t, bin)
 					ghost = s.ghost(t, []string{"GHOST_VERBOSE=info"}, args...)
 					noneLeft(t, bin)
+					hydraFailedHere := hydraFailed(plain) || hydraFailed(ghost)
 					// Where users leave through exit(), every node's ghost
 					// must see it and leave by itself (a ghost that hydra
 					// kills is recorded as 0 or as 9, by chance).
 					if left := ghostLines(ghost.stderr, "without MPI_Finalize; leaving"); c.leaves && len(left) != s.nodes() {
+						if hydraFailedHere {
+							t.Logf("pair %d: %d ghost(s) left by themselves, but hydra's proxy failed in its cleanup; running the pair again",
+								attempt+1, len(left))
+							continue
+						}
 						t.Fatalf("%d ghost(s) left by themselves, want %d\n%s", len(left), s.nodes(), ghost)
 					}
 					if plain.code == ghost.code {
 						t.Logf("status %d under both (pair %d)", ghost.code, attempt+1)
 						return
 					}
+					if !hydraFailedHere {
+						differed++
+					}
 				}
 				t.Fatalf("plain MPICH: %d, Ghost: %d\n--- plain\n%s\n--- ghost\n%s", plain.code, ghost.code, plain, ghost)
 			})
 		}
 	}
+}
+
+// hydraFailed is whether hydra's proxy failed an assertion of its own while
+// it cleaned a job up, as it does now and then for "exitone 3" on 2 fake
+// nodes under plain MPICH 4.0.2 as well as under Ghost
+// (bench/results/2026-11-26-hydra-cleanup-assert.md): the job's status is
+// then 255 whatever the processes did.
+func hydraFailed(r result) bool {
+	return strings.Contains(r.stderr, "assert (!closed) failed") || strings.Contains(r.stdout, "assert (!closed) failed")
 }
 
 // A ghost that leaves says why, at info level, and the job does not wait for
