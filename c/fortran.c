@@ -31,22 +31,23 @@ static int is_predefined_win_keyval(int keyval)
            keyval == MPI_WIN_CREATE_FLAVOR || keyval == MPI_WIN_MODEL;
 }
 
+/* The MPI library's own definition of name, looked up once into *cache. */
+static void *next_symbol(void **cache, const char *name)
+{
+    void *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    if (!fn) {
+        fn = dlsym(RTLD_NEXT, name);
+        __atomic_store_n(cache, fn, __ATOMIC_RELEASE);
+    }
+    return fn;
+}
+
 #ifdef GHOST_ABI_MPICH
 
 /* MPICH 4.0.2's MPIR_Attr_type: bit 0 says an integer, not a pointer. */
 enum { ATTR_PTR = 0, ATTR_AINT = 1, ATTR_INT = 3 };
 
 typedef int attr_get_fn(int handle, int keyval, void *attribute_val, int *flag, int kind);
-
-static attr_get_fn *real_fn(attr_get_fn **cache, const char *name)
-{
-    attr_get_fn *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
-    if (!fn) {
-        fn = (attr_get_fn *)dlsym(RTLD_NEXT, name);
-        __atomic_store_n(cache, fn, __ATOMIC_RELEASE);
-    }
-    return fn;
-}
 
 static void store(void *attribute_val, int kind, MPI_Aint value)
 {
@@ -70,10 +71,10 @@ static int c_keyval(int keyval, int (*predefined)(int))
 
 int MPII_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, int kind)
 {
-    static attr_get_fn *real;
+    static void *real;
     int ckey = c_keyval(keyval, ghost_is_predefined_comm_keyval);
     if (kind == ATTR_PTR || !ckey)
-        return real_fn(&real, "MPII_Comm_get_attr")((int)comm, keyval, attribute_val, flag, kind);
+        return ((attr_get_fn *)next_symbol(&real, "MPII_Comm_get_attr"))((int)comm, keyval, attribute_val, flag, kind);
     int *value;
     int rc = PMPI_Comm_get_attr(comm, ckey, &value, flag);
     if (rc == MPI_SUCCESS && *flag)
@@ -83,10 +84,10 @@ int MPII_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag
 
 int MPII_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag, int kind)
 {
-    static attr_get_fn *real;
+    static void *real;
     int ckey = c_keyval(keyval, is_predefined_win_keyval);
     if (kind == ATTR_PTR || !ckey || !ghost_win_find(win))
-        return real_fn(&real, "MPII_Win_get_attr")((int)win, keyval, attribute_val, flag, kind);
+        return ((attr_get_fn *)next_symbol(&real, "MPII_Win_get_attr"))((int)win, keyval, attribute_val, flag, kind);
     void *value;
     int rc = PMPI_Win_get_attr(win, ckey, &value, flag);
     if (rc != MPI_SUCCESS || !*flag)
@@ -104,26 +105,16 @@ int MPII_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag, i
 #ifdef GHOST_ABI_OPENMPI
 
 /* MPI_Fint handle, keyval, INTEGER(KIND=MPI_ADDRESS_KIND) value, LOGICAL
- * flag (gfortran's: an int, .TRUE. is 1), ierror. */
+ * flag (gfortran's: an int, .TRUE. is 1), ierror. The real ones are
+ * libmpi_mpifh's own functions, which every spelling aliases. */
 typedef void fort_attr_get_fn(MPI_Fint *handle, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
                               MPI_Fint *ierr);
 
-/* libmpi_mpifh's own function, which every spelling aliases. */
-static fort_attr_get_fn *real_fort(fort_attr_get_fn **cache, const char *name)
-{
-    fort_attr_get_fn *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
-    if (!fn) {
-        fn = (fort_attr_get_fn *)dlsym(RTLD_NEXT, name);
-        __atomic_store_n(cache, fn, __ATOMIC_RELEASE);
-    }
-    return fn;
-}
-
 static void comm_get_attr_f(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr)
 {
-    static fort_attr_get_fn *real;
+    static void *real;
     if (!ghost_is_predefined_comm_keyval(*keyval)) {
-        real_fort(&real, "ompi_comm_get_attr_f")(comm, keyval, value, flag, ierr);
+        ((fort_attr_get_fn *)next_symbol(&real, "ompi_comm_get_attr_f"))(comm, keyval, value, flag, ierr);
         return;
     }
     int *v, set = 0;
@@ -135,11 +126,11 @@ static void comm_get_attr_f(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, M
 
 static void win_get_attr_f(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr)
 {
-    static fort_attr_get_fn *real;
+    static void *real;
     MPI_Win w = PMPI_Win_f2c(*win);
     int key = *keyval;
     if (!ghost_win_find(w) || !is_predefined_win_keyval(key)) {
-        real_fort(&real, "ompi_win_get_attr_f")(win, keyval, value, flag, ierr);
+        ((fort_attr_get_fn *)next_symbol(&real, "ompi_win_get_attr_f"))(win, keyval, value, flag, ierr);
         return;
     }
     void *v;
