@@ -92,10 +92,7 @@ int main(int argc, char **argv)
                 iters++;
             }
         } else {
-            volatile double x = 0;
-            while (MPI_Wtime() - t0 < phase_s)
-                for (int i = 0; i < 10000; i++)
-                    x += i;
+            compute_until(t0 + phase_s);
         }
         MPI_Win_flush_all(wa);
         if (wb != MPI_WIN_NULL)

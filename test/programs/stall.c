@@ -26,15 +26,6 @@
 
 #include <stdlib.h>
 
-static void spin(double s)
-{
-    double end = MPI_Wtime() + s;
-    volatile double x = 0;
-    while (MPI_Wtime() < end)
-        for (int i = 0; i < 1000; i++)
-            x += i;
-}
-
 /* Every stall phase starts with redirection off: the case where waits on
  * a computing target used to keep the vote off. */
 static void redirection_off(MPI_Win win)
@@ -81,7 +72,7 @@ int main(int argc, char **argv)
                 sent += size;
                 continue;
             }
-            spin(rank == 1 ? 0.02 : 0.001);
+            compute_until(MPI_Wtime() + (rank == 1 ? 0.02 : 0.001));
             MPI_Accumulate(&one, 1, MPI_LONG, other, 0, 1, MPI_LONG, MPI_SUM, win);
             MPI_Win_flush(other, win);
             sent++;
