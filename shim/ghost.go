@@ -10,6 +10,7 @@ import "C"
 
 import (
 	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/ghost-mpi/ghost/adapt"
@@ -82,6 +83,12 @@ func serve(ghosts C.MPI_Comm) {
 			case C.GHOST_CMD_FINALIZE:
 				finalized++
 				if finalized == users {
+					// Garbage the collector has not yet returned
+					// would make the size vary by a megabyte
+					// from job to job; the report is there to
+					// compare jobs (a leak check), so it counts
+					// live memory only.
+					debug.FreeOSMemory()
 					self.log.debugf("ghost at world rank %d: every user finalized; rss_kb %d", self.worldRank, int64(C.ghost_rss_kb()))
 				}
 			case C.GHOST_CMD_WIN_ALLOCATE:
