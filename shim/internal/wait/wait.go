@@ -41,12 +41,19 @@ const (
 )
 
 // When the cores are oversubscribed (more tasks runnable than cores) every
-// poll a ghost spins is taken from a rank that computes, and a yield does
-// not give the core back to a rank that is runnable elsewhere. Then the
-// adaptive policy spins only long enough for the operation that rang the
-// doorbell to land (origins ring as they issue, and ring again from MPI's
-// progress loop while they wait on the ghost), and sleeps on the
-// doorbell: local origins wake it, and the ceiling still bounds the
+// poll a ghost spins is taken from a rank that computes, or from a user
+// that shares its core and must run before it can issue the operation the
+// ghost waits for. Then the adaptive policy spins only a few polls, for an
+// operation already on its way, and polls with a yield in between for a
+// while: a yield hands the core to a runnable process that shares it, and
+// returns at once when none does. A redirected communication phase (2
+// users accumulating into both ranks in a loop through 1 ghost on 2 cores)
+// took 8-10 ms when the kernel left the ghost a core of its own and up to
+// 250 ms when the ghost spun 64 polls after each round trip on a user's
+// core, keeping that user from issuing its next operation; with yields it
+// usually takes 35-45 ms wherever the ghost runs
+// (bench/results/2026-11-26-ghost-yield-polls.md). Then the ghost sleeps
+// on the doorbell: local origins wake it, and the ceiling still bounds the
 // latency of origins on other nodes. The caller reports
 // the load with SetOversubscribed whenever it has read it.
 //
@@ -59,8 +66,8 @@ const (
 // round trips). The back-off costs three wakes more per burst of work
 // (about 40 us of CPU each on the 2-core VM).
 const (
-	OversubscribedSpinPolls  = 64
-	OversubscribedYieldPolls = 0
+	OversubscribedSpinPolls  = 4
+	OversubscribedYieldPolls = 32
 	OversubscribedFirstSleep = 125 * time.Microsecond
 )
 

@@ -42,6 +42,8 @@ func TestPolicy(t *testing.T) {
 		{"spin ignores oversubscription", config.WaitSpin, true, 10000, map[Kind]int{Spin: 10000}, Action{Kind: Spin}},
 		{"oversubscribed: short spin", config.WaitAdaptive, true, OversubscribedSpinPolls,
 			map[Kind]int{Spin: OversubscribedSpinPolls}, Action{Kind: Spin}},
+		{"oversubscribed: then polls with yields", config.WaitAdaptive, true, OversubscribedSpinPolls + OversubscribedYieldPolls,
+			map[Kind]int{Spin: OversubscribedSpinPolls, Yield: OversubscribedYieldPolls}, Action{Kind: Yield}},
 		{"oversubscribed: then sleeps, short at first", config.WaitAdaptive, true, OversubscribedSpinPolls + OversubscribedYieldPolls + 1,
 			map[Kind]int{Spin: OversubscribedSpinPolls, Yield: OversubscribedYieldPolls, Sleep: 1}, Action{Kind: Sleep, Sleep: OversubscribedFirstSleep}},
 		{"oversubscribed: soon at the ceiling", config.WaitAdaptive, true, OversubscribedSpinPolls + OversubscribedYieldPolls + 4,
@@ -88,9 +90,9 @@ func TestMaxSleepBoundsIdleCost(t *testing.T) {
 func TestOversubscriptionFollowsTheLoad(t *testing.T) {
 	p := New(config.WaitAdaptive)
 	p.SetOversubscribed(true)
-	count(p, OversubscribedSpinPolls)
+	count(p, OversubscribedSpinPolls+OversubscribedYieldPolls)
 	if a := p.Idle(); a != (Action{Kind: Sleep, Sleep: OversubscribedFirstSleep}) {
-		t.Fatalf("oversubscribed: after the short spin, %+v, want a short sleep", a)
+		t.Fatalf("oversubscribed: after the short spin and the yields, %+v, want a short sleep", a)
 	}
 	p.Worked()
 	p.SetOversubscribed(false)
