@@ -185,6 +185,21 @@ func NewPredictor(t Thresholds) *Predictor {
 	return &Predictor{limits: t, weight: MinStallShare}
 }
 
+// Presume sets the vote that stands until the first interval is observed:
+// what the ranks agree on for the windows they allocate before they have
+// measured anything. A process whose cores are its own presumes
+// redirection (the ghost path then costs little, and a program that
+// reaches no agreement point after its allocations keeps that state for
+// its whole run: ARMCI-MPI's NXTASK task loop never synchronizes), one
+// that shares cores presumes the direct path (the ghost then competes with
+// the ranks for the CPU). The presumption weighs the floor, like any vote
+// that nothing measured.
+func (p *Predictor) Presume(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.on = on
+}
+
 // Vote is the predictor's standing vote: true for redirection on.
 func (p *Predictor) Vote() bool {
 	p.mu.Lock()

@@ -166,6 +166,23 @@ func TestPredictorEmptyInterval(t *testing.T) {
 	}
 }
 
+func TestPredictorPresume(t *testing.T) {
+	p := NewPredictor(Thresholds{0.3, 0.6})
+	floor := ballot(false, MinStallShare)
+	if p.Vote() || p.Ballot() != floor {
+		t.Fatalf("new predictor: vote %v, ballot %d, want off at the floor (%d)", p.Vote(), p.Ballot(), floor)
+	}
+	p.Presume(true)
+	if !p.Vote() || p.Ballot() != -floor {
+		t.Fatalf("presumed on: vote %v, ballot %d, want on at the floor (%d)", p.Vote(), p.Ballot(), -floor)
+	}
+	// The first interval decides from what it measured: a communication
+	// phase votes off whatever was presumed.
+	if p.Observe(Interval{Comm: 90, Span: 100, Redirected: 40}) {
+		t.Fatal("a redirected interval with CR 0.9 kept the presumed vote")
+	}
+}
+
 func TestAgree(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -123,3 +123,22 @@ func (l *Layout) LocalUsers(r int) []int {
 	sort.Ints(out)
 	return out
 }
+
+// CoresForAll is whether every process of the job on rank me's host has a
+// core of its own: the processes whose hostOf equals me's are no more than
+// the most CPUs any of them may run on (cpusOf, each process's affinity
+// mask). Fake nodes (hydra's -hosts on one machine) are separate nodes to
+// MPI but share the host, so the count is by host, not by node. Processes
+// bound to one core each count one CPU apiece and so read as crowded: the
+// answer errs towards sharing, which is what GHOST_ASYNC=auto assumed of
+// every machine before it asked.
+func CoresForAll(hostOf, cpusOf []int, me int) bool {
+	here, most := 0, 0
+	for r, h := range hostOf {
+		if h == hostOf[me] {
+			here++
+			most = max(most, cpusOf[r])
+		}
+	}
+	return here <= most
+}

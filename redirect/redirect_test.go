@@ -188,3 +188,32 @@ func checkedError(t *testing.T, err error, want string) bool {
 	}
 	return true
 }
+
+func TestCoresForAll(t *testing.T) {
+	tests := []struct {
+		name   string
+		hostOf []int
+		cpusOf []int
+		me     int
+		want   bool
+	}{
+		{"2 users and 1 ghost on 16 cores", []int{7, 7, 7}, []int{16, 16, 16}, 0, true},
+		{"2 users and 1 ghost on 2 cores", []int{7, 7, 7}, []int{2, 2, 2}, 2, false},
+		{"as many processes as cores", []int{7, 7}, []int{2, 2}, 1, true},
+		{"2 fake nodes of 2 on one 2-core host", []int{7, 7, 7, 7}, []int{2, 2, 2, 2}, 3, false},
+		{"2 fake nodes of 2 on one 16-core host", []int{7, 7, 7, 7}, []int{16, 16, 16, 16}, 0, true},
+		{"2 real hosts of 2 cores, 2 processes each", []int{1, 1, 2, 2}, []int{2, 2, 2, 2}, 2, true},
+		{"the other host is crowded, not mine", []int{1, 1, 2, 2, 2}, []int{2, 2, 2, 2, 2}, 0, true},
+		{"mine is crowded", []int{1, 1, 2, 2, 2}, []int{2, 2, 2, 2, 2}, 4, false},
+		{"each bound to one core", []int{7, 7, 7}, []int{1, 1, 1}, 0, false},
+		{"one process sees the whole machine", []int{7, 7, 7}, []int{1, 1, 4}, 1, true},
+		{"alone", []int{7}, []int{1}, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := CoresForAll(tt.hostOf, tt.cpusOf, tt.me); got != tt.want {
+				t.Errorf("CoresForAll = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -7,7 +7,9 @@ package main
 import "C"
 
 import (
+	"hash/fnv"
 	"os"
+	"runtime"
 	"slices"
 	"time"
 
@@ -37,6 +39,9 @@ type job struct {
 	ctl      C.MPI_Comm // private duplicate of node for commands
 	worldDup C.MPI_Comm // private duplicate of the real world, parent of internal communicators
 	started  time.Time
+	// coresForAll: every process of the job on this host has a core of
+	// its own (redirect.CoresForAll).
+	coresForAll bool
 }
 
 var self job
@@ -77,7 +82,11 @@ func ghostAfterInit(provided C.int) C.int {
 	errs = append(errs, metrics.ConfigErrors(cfg)...)
 	self.node = commSplitShared(world)
 	leader := bcastInt(self.node, self.worldRank, 0)
-	leaders := allgatherInt(world, leader)
+	// One collective tells each process its node's leader, and which
+	// processes share its host and how many CPUs each may use.
+	placed := allgatherInts(world, leader, hostKey(), runtime.NumCPU())
+	leaders, hosts, cpus := column(placed, 0), column(placed, 1), column(placed, 2)
+	self.coresForAll = redirect.CoresForAll(hosts, cpus, self.worldRank)
 	cfg.NG = config.ResolveNG(cfg.NG, redirect.CountNodes(leaders), redirect.FewestPerNode(leaders) > 1)
 	layout, err := redirect.NewLayout(leaders, cfg.NG)
 	if err != nil {
@@ -235,4 +244,15 @@ func boolInt(b bool) C.int {
 		return 1
 	}
 	return 0
+}
+
+// hostKey names this process's machine for redirect.CoresForAll: a hash of
+// its host name, which fake nodes on one machine share. Without a name
+// every process gets the same key, which counts the whole job as one
+// machine's.
+func hostKey() int {
+	name, _ := os.Hostname()
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return int(h.Sum32() & 0x7fffffff)
 }

@@ -41,14 +41,26 @@ func commSize(c C.MPI_Comm) int {
 
 // allgatherInt gathers one int from every process of c.
 func allgatherInt(c C.MPI_Comm, v int) []int {
-	n := commSize(c)
-	send := C.int(v)
-	recv := make([]C.int, n)
+	return column(allgatherInts(c, v), 0)
+}
+
+// allgatherInts gathers the same number of ints from every process of c,
+// in one collective: out[r] is what rank r sent.
+func allgatherInts(c C.MPI_Comm, v ...int) [][]int {
+	n, k := commSize(c), len(v)
+	send := make([]C.int, k)
+	for i, x := range v {
+		send[i] = C.int(x)
+	}
+	recv := make([]C.int, n*k)
 	countCollectives(1)
-	C.PMPI_Allgather(unsafe.Pointer(&send), 1, C.MPI_INT, unsafe.Pointer(&recv[0]), 1, C.MPI_INT, c)
-	out := make([]int, n)
-	for i, x := range recv {
-		out[i] = int(x)
+	C.PMPI_Allgather(unsafe.Pointer(&send[0]), C.int(k), C.MPI_INT, unsafe.Pointer(&recv[0]), C.int(k), C.MPI_INT, c)
+	out := make([][]int, n)
+	for r := range out {
+		out[r] = make([]int, k)
+		for i := range k {
+			out[r][i] = int(recv[r*k+i])
+		}
 	}
 	return out
 }
@@ -106,4 +118,13 @@ func commSetName(c C.MPI_Comm, name string) {
 
 func abortWorld(code int) {
 	C.ghost_real_abort(C.int(code))
+}
+
+// column is field i of every row of allgatherInts' result.
+func column(rows [][]int, i int) []int {
+	out := make([]int, len(rows))
+	for r, row := range rows {
+		out[r] = row[i]
+	}
+	return out
 }
