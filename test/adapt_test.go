@@ -1,9 +1,11 @@
 package test
 
 import (
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -199,6 +201,45 @@ func TestPinnedWindowKeepsItsState(t *testing.T) {
 			expectChecks(t, r, 2)
 			if !strings.Contains(r.stdout, "A on P off") {
 				t.Errorf("want the unpinned window on and the pinned one off at the end:\n%s", r)
+			}
+		})
+	}
+}
+
+// TestAutoPresumesFromCores: under GHOST_ASYNC=auto a window allocated
+// before anything was measured starts redirected when every process of the
+// job on its host has a core of its own, and direct when they share cores
+// (the ghost would then take CPU from the ranks). The job runs under
+// taskset, which gives every process (ghosts included: they are copies of
+// the program) the CPUs named. Two fake nodes share the host's cores: their
+// processes count together.
+func TestAutoPresumesFromCores(t *testing.T) {
+	needMPI(t)
+	if _, err := exec.LookPath("taskset"); err != nil {
+		t.Skip("taskset not found")
+	}
+	bin := program(t, "start_state.c")
+	cases := []struct {
+		name         string
+		users, cpus  int
+		hosts, start string
+	}{
+		{"1 user and 1 ghost on 1 CPU", 1, 1, "", "off"},
+		{"1 user and 1 ghost on 2 CPUs", 1, 2, "", "on"},
+		{"2 fake nodes of 1 user and 1 ghost on 2 CPUs", 2, 2, "nodeA:2,nodeB:2", "off"},
+		{"2 fake nodes of 1 user and 1 ghost on 4 CPUs", 2, 4, "nodeA:2,nodeB:2", "on"},
+	}
+	for _, c := range cases {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			if runtime.NumCPU() < c.cpus {
+				t.Skipf("needs %d CPUs, this machine has %d", c.cpus, runtime.NumCPU())
+			}
+			r := ghostRun(t, job{users: c.users, ghosts: 1, hosts: c.hosts,
+				env:  []string{"GHOST_ASYNC=auto", "GHOST_NODE_LOCAL=off"},
+				args: []string{"taskset", "-c", fmt.Sprintf("0-%d", c.cpus-1), bin}})
+			expectChecks(t, r, c.users)
+			if want := "start " + c.start; !strings.Contains(r.stdout, want+"\n") {
+				t.Errorf("want %q:\n%s", want, r)
 			}
 		})
 	}
