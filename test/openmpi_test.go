@@ -287,7 +287,8 @@ func TestOpenMPILauncher(t *testing.T) {
 }
 
 // TestOpenMPIDirectSelfLocks: under GHOST_ASYNC=auto a window on the ghost
-// path starts direct, and a rank that locks itself took its lock word with
+// path starts direct where processes share cores (4 on this machine's 2),
+// and a rank that locks itself took its lock word with
 // a 64-bit compare-and-swap to itself, on which Open MPI 4.1.4's osc/rdma
 // over vader dies of SIGSEGV: every such job crashed. Under Open MPI the
 // words go through the bound ghost in every state (c/abi.h,

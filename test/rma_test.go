@@ -154,7 +154,8 @@ var openMPIBugs = map[string]knownBug{
 		signature: regexp.MustCompile(`shared_query size \d+ unit`)},
 	// Ghost's node-local path serves these windows itself, so ompi-g0 and
 	// ompi-g1 do not meet it; under GHOST_ASYNC=auto a window starts
-	// direct, and a 64-bit compare-and-swap a rank issues to itself goes
+	// direct where processes share cores (4 on this machine's 2), and a
+	// 64-bit compare-and-swap a rank issues to itself goes
 	// to osc/rdma as in the plain run (the trace is Ghost's,
 	// c/crash_openmpi.c).
 	// The ghost path exposes the node segment through MPI_Win_create
