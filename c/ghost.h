@@ -138,6 +138,10 @@ void ghost_yield(void);
 /* Tasks runnable on this machine right now, the caller included (from
  * /proc/loadavg); -1 when unknown. */
 int ghost_runnable(void);
+/* Ghosts of the job on this host that give way to runnable ranks (they
+ * yield or sleep when idle: not GHOST_WAIT=spin), which the profile's
+ * test for oversubscribed cores leaves out (c/prof.c); set at MPI_Init. */
+extern int ghost_host_polite_ghosts;
 /* CPU time (user+system) this process has used, in nanoseconds. */
 int64_t ghost_cpu_ns(void);
 /* Resident set size of this process, in kB. */

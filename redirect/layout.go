@@ -142,3 +142,15 @@ func CoresForAll(hostOf, cpusOf []int, me int) bool {
 	}
 	return here <= most
 }
+
+// GhostsOnHost is the number of ghosts (userRank -1) among the processes
+// that share rank me's host (hostOf, as CoresForAll takes).
+func GhostsOnHost(hostOf, userRank []int, me int) int {
+	n := 0
+	for r, h := range hostOf {
+		if h == hostOf[me] && userRank[r] < 0 {
+			n++
+		}
+	}
+	return n
+}

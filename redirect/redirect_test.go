@@ -217,3 +217,24 @@ func TestCoresForAll(t *testing.T) {
 		})
 	}
 }
+
+func TestGhostsOnHost(t *testing.T) {
+	tests := []struct {
+		name     string
+		hostOf   []int
+		userRank []int
+		me, want int
+	}{
+		{"one node, one ghost", []int{7, 7, 7}, []int{-1, 0, 1}, 1, 1},
+		{"two fake nodes on one host", []int{7, 7, 7, 7}, []int{-1, 0, -1, 1}, 3, 2},
+		{"two hosts", []int{1, 1, 2, 2, 2}, []int{-1, 0, -1, -1, 1}, 4, 2},
+		{"no ghosts", []int{7, 7}, []int{0, 1}, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := GhostsOnHost(tt.hostOf, tt.userRank, tt.me); got != tt.want {
+				t.Errorf("GhostsOnHost = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}

@@ -93,6 +93,9 @@ func ghostAfterInit(provided C.int) C.int {
 		errs = append(errs, err.Error())
 	}
 	self.layout = layout
+	if layout != nil && cfg.Wait != config.WaitSpin {
+		C.ghost_host_polite_ghosts = C.int(redirect.GhostsOnHost(hosts, layout.UserRank, self.worldRank))
+	}
 
 	// Rank 0 starts the trace file before the agreement below, which every
 	// rank passes before it records anything.
