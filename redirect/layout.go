@@ -124,33 +124,36 @@ func (l *Layout) LocalUsers(r int) []int {
 	return out
 }
 
-// CoresForAll is whether every process of the job on rank me's host has a
-// core of its own: the processes whose hostOf equals me's are no more than
-// the most CPUs any of them may run on (cpusOf, each process's affinity
-// mask). Fake nodes (hydra's -hosts on one machine) are separate nodes to
-// MPI but share the host, so the count is by host, not by node. Processes
+// Host is what a process knows of the processes of its job that share its
+// machine: fake nodes (hydra's -hosts on one machine) are separate nodes to
+// MPI but share the machine's cores, so these count by host, not by node.
+type Host struct {
+	Processes int // users and ghosts
+	Ghosts    int
+	MostCPUs  int // the most CPUs any of them may run on (its affinity mask)
+}
+
+// HostOf gathers Host for rank me from every rank's host key (hostOf),
+// CPU count (cpusOf) and user rank (userRank, -1 for a ghost; nil when
+// there is no layout: no ghosts counted).
+func HostOf(hostOf, cpusOf, userRank []int, me int) Host {
+	var h Host
+	for r, key := range hostOf {
+		if key != hostOf[me] {
+			continue
+		}
+		h.Processes++
+		h.MostCPUs = max(h.MostCPUs, cpusOf[r])
+		if userRank != nil && userRank[r] < 0 {
+			h.Ghosts++
+		}
+	}
+	return h
+}
+
+// CoresForAll is whether every process on the host has a core of its own:
+// no more processes than the most CPUs any of them may run on. Processes
 // bound to one core each count one CPU apiece and so read as crowded: the
 // answer errs towards sharing, which is what GHOST_ASYNC=auto assumed of
 // every machine before it asked.
-func CoresForAll(hostOf, cpusOf []int, me int) bool {
-	here, most := 0, 0
-	for r, h := range hostOf {
-		if h == hostOf[me] {
-			here++
-			most = max(most, cpusOf[r])
-		}
-	}
-	return here <= most
-}
-
-// GhostsOnHost is the number of ghosts (userRank -1) among the processes
-// that share rank me's host (hostOf, as CoresForAll takes).
-func GhostsOnHost(hostOf, userRank []int, me int) int {
-	n := 0
-	for r, h := range hostOf {
-		if h == hostOf[me] && userRank[r] < 0 {
-			n++
-		}
-	}
-	return n
-}
+func (h Host) CoresForAll() bool { return h.Processes <= h.MostCPUs }

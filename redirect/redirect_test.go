@@ -211,14 +211,14 @@ func TestCoresForAll(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := CoresForAll(tt.hostOf, tt.cpusOf, tt.me); got != tt.want {
+			if got := HostOf(tt.hostOf, tt.cpusOf, nil, tt.me).CoresForAll(); got != tt.want {
 				t.Errorf("CoresForAll = %v, want %v", got, tt.want)
 			}
 		})
 	}
 }
 
-func TestGhostsOnHost(t *testing.T) {
+func TestHostOfGhosts(t *testing.T) {
 	tests := []struct {
 		name     string
 		hostOf   []int
@@ -232,8 +232,9 @@ func TestGhostsOnHost(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := GhostsOnHost(tt.hostOf, tt.userRank, tt.me); got != tt.want {
-				t.Errorf("GhostsOnHost = %d, want %d", got, tt.want)
+			cpus := make([]int, len(tt.hostOf))
+			if got := HostOf(tt.hostOf, cpus, tt.userRank, tt.me).Ghosts; got != tt.want {
+				t.Errorf("HostOf(...).Ghosts = %d, want %d", got, tt.want)
 			}
 		})
 	}

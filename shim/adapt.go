@@ -75,7 +75,7 @@ func setupProfiling(cfg config.Config) {
 		return
 	}
 	predictor = adapt.NewPredictor(adapt.Thresholds{Low: cfg.CRLow, High: cfg.CRHigh})
-	predictor.Presume(self.coresForAll)
+	predictor.Presume(self.host.CoresForAll())
 	countedOps = readOpCounts()
 	C.ghost_vote = C.int(predictor.Ballot())
 	tscHz := float64(C.ghost_tsc_hz())

@@ -39,9 +39,8 @@ type job struct {
 	ctl      C.MPI_Comm // private duplicate of node for commands
 	worldDup C.MPI_Comm // private duplicate of the real world, parent of internal communicators
 	started  time.Time
-	// coresForAll: every process of the job on this host has a core of
-	// its own (redirect.CoresForAll).
-	coresForAll bool
+	// host: the processes of the job that share this machine.
+	host redirect.Host
 }
 
 var self job
@@ -86,15 +85,19 @@ func ghostAfterInit(provided C.int) C.int {
 	// processes share its host and how many CPUs each may use.
 	placed := allgatherInts(world, leader, hostKey(), runtime.NumCPU())
 	leaders, hosts, cpus := column(placed, 0), column(placed, 1), column(placed, 2)
-	self.coresForAll = redirect.CoresForAll(hosts, cpus, self.worldRank)
 	cfg.NG = config.ResolveNG(cfg.NG, redirect.CountNodes(leaders), redirect.FewestPerNode(leaders) > 1)
 	layout, err := redirect.NewLayout(leaders, cfg.NG)
 	if err != nil {
 		errs = append(errs, err.Error())
 	}
 	self.layout = layout
-	if layout != nil && cfg.Wait != config.WaitSpin {
-		C.ghost_host_polite_ghosts = C.int(redirect.GhostsOnHost(hosts, layout.UserRank, self.worldRank))
+	var userRank []int
+	if layout != nil {
+		userRank = layout.UserRank
+	}
+	self.host = redirect.HostOf(hosts, cpus, userRank, self.worldRank)
+	if cfg.Wait != config.WaitSpin {
+		C.ghost_host_polite_ghosts = C.int(self.host.Ghosts)
 	}
 
 	// Rank 0 starts the trace file before the agreement below, which every
@@ -249,7 +252,7 @@ func boolInt(b bool) C.int {
 	return 0
 }
 
-// hostKey names this process's machine for redirect.CoresForAll: a hash of
+// hostKey names this process's machine for redirect.HostOf: a hash of
 // its host name, which fake nodes on one machine share. Without a name
 // every process gets the same key, which counts the whole job as one
 // machine's.
