@@ -67,7 +67,9 @@ static int return_address(uintptr_t a)
 static void on_fault(int sig, siginfo_t *info, void *ctx)
 {
     (void)info;
-    char line[64] = "ghost: process ", num[24];
+    /* The first line goes out in one write: the ranks share the launcher's
+     * stderr, and a line of another process once landed inside it. */
+    char line[160] = "ghost: process ", num[24];
     int n = 0;
     for (pid_t p = getpid(); p > 0 && n < (int)sizeof num; p /= 10)
         num[n++] = (char)('0' + p % 10);
@@ -75,9 +77,9 @@ static void on_fault(int sig, siginfo_t *info, void *ctx)
     while (n > 0)
         line[at++] = num[--n];
     line[at] = 0;
+    strcat(line, sig == SIGSEGV ? ": SIGSEGV" : sig == SIGBUS ? ": SIGBUS" : sig == SIGFPE ? ": SIGFPE" : ": SIGILL");
+    strcat(line, " outside Go code; where it happened, then return addresses found on its stack:\n");
     say(line);
-    say(sig == SIGSEGV ? ": SIGSEGV" : sig == SIGBUS ? ": SIGBUS" : sig == SIGFPE ? ": SIGFPE" : ": SIGILL");
-    say(" outside Go code; where it happened, then return addresses found on its stack:\n");
     const mcontext_t *mc = &((const ucontext_t *)ctx)->uc_mcontext;
     void *frames[33];
     int depth = 0;
