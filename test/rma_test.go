@@ -179,11 +179,11 @@ var openMPIBugs = map[string]knownBug{
 	"threads.c": {configs: []string{"ompi-g1-2nodes"},
 		why:       "Open MPI 4.1.4's osc/pt2pt refuses MPI_THREAD_MULTIPLE",
 		signature: regexp.MustCompile(`OSC pt2pt component does not support MPI_THREAD_MULTIPLE`), crashes: true},
+	// The emulated atomic also faults where vader handles its fragment, at
+	// a static function below mca_btl_vader_poll_handle_frag (seen once in
+	// plain Open MPI).
 	"mixed_origins.c": {configs: []string{"ompi-plain", "ompi-g1-auto"},
 		why:       "Open MPI 4.1.4's osc/rdma crashes in vader's emulated compare-and-swap (mca_btl_vader_emu_acswap)",
-		// The emulated atomic also faults where vader handles its
-		// fragment, at a static function below
-		// mca_btl_vader_poll_handle_frag (seen once in plain Open MPI).
 		signature: regexp.MustCompile(`mca_btl_vader_emu_acswap|mca_btl_vader_poll_handle_frag`), crashes: true},
 }
 
