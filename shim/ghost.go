@@ -124,6 +124,11 @@ func serve(ghosts C.MPI_Comm) {
 	}
 	// Every user of the node has finalized: their counters are final.
 	exporter.finish()
+	// What is left is collective with the node's users (the frees below)
+	// and with every process (MPICH's finalize): wait in it as politely
+	// as they do, or a ghost that spins on a shared core holds back the
+	// very processes its barriers wait for.
+	C.ghost_yield_after = C.int(self.cfg.UserYield)
 
 	wall := time.Since(self.started)
 	cpu := time.Duration(C.ghost_cpu_ns() - cpu0)
