@@ -82,21 +82,25 @@ void ghost_wake_remote(int world_rank)
         PMPI_Request_free(&req);
 }
 
-int ghost_doze(int local_ghost, int64_t ns)
+uint32_t *ghost_doze_begin(int local_ghost, uint32_t *seen)
 {
     uint32_t *bell = &ghost_node_ctl->ghost[local_ghost].doorbell;
-    uint32_t seen = __atomic_load_n(bell, __ATOMIC_ACQUIRE);
+    *seen = __atomic_load_n(bell, __ATOMIC_ACQUIRE);
     __atomic_store_n(&ghost_node_ctl->ghost[local_ghost].sleeping, 1, __ATOMIC_SEQ_CST);
     /* One more look at MPI after publishing the flag: an origin that saw
      * the flag clear had issued its operation before it looked
      * (ghost_ring_issued), so this poll finds it. */
-    int woken = ghost_wake_poll();
-    if (!woken && __atomic_load_n(bell, __ATOMIC_SEQ_CST) == seen) {
-        struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
-        ghost_futex(bell, FUTEX_WAIT, seen, &ts);
+    if (ghost_wake_poll() || __atomic_load_n(bell, __ATOMIC_SEQ_CST) != *seen) {
+        __atomic_store_n(&ghost_node_ctl->ghost[local_ghost].sleeping, 0, __ATOMIC_RELAXED);
+        return NULL;
     }
+    return bell;
+}
+
+int ghost_doze_end(int local_ghost, uint32_t seen)
+{
     __atomic_store_n(&ghost_node_ctl->ghost[local_ghost].sleeping, 0, __ATOMIC_RELAXED);
-    return woken || __atomic_load_n(bell, __ATOMIC_ACQUIRE) != seen;
+    return __atomic_load_n(&ghost_node_ctl->ghost[local_ghost].doorbell, __ATOMIC_ACQUIRE) != seen;
 }
 
 int ghost_wake_poll(void)

@@ -64,8 +64,13 @@ static inline void ghost_ring_waited(void)
 /* Origin side, from epoch calls, for a ghost on another node. */
 void ghost_wake_remote(int world_rank);
 
-/* Ghost side: sleep up to ns unless rung; returns 1 when woken by an origin. */
-int ghost_doze(int local_ghost, int64_t ns);
+/* Ghost side, a doze in three steps (shim/ghost.go): ghost_doze_begin
+ * publishes the sleeping flag and polls MPI once more; it returns the
+ * doorbell to wait on with FUTEX_WAIT against *seen, or NULL when an origin
+ * or a wake message came already (then there is nothing to wait for).
+ * ghost_doze_end clears the flag and says whether the doorbell rang. */
+uint32_t *ghost_doze_begin(int local_ghost, uint32_t *seen);
+int ghost_doze_end(int local_ghost, uint32_t seen);
 /* Ghost side: 1 when a wake message from another node arrived. */
 int ghost_wake_poll(void);
 

@@ -19,7 +19,8 @@ import (
 // The Go runtime lives in every rank of the application, and the control
 // plane needs no parallelism: it runs on the threads that call MPI, and the
 // one goroutine of its own, a ghost's metrics endpoint, runs whenever the
-// ghost's loop is in C. With one P the runtime keeps no spare threads
+// runtime preempts the ghost's loop (about every 10 ms: see doze in
+// ghost.go). With one P the runtime keeps no spare threads
 // spinning for work on cores the ranks compute on: with the default (a P
 // per core) a ghost's exporter made the Go scheduler spin for its first
 // ~10 ms, and 8-byte PUTs of a job's first milliseconds took 3.3 us instead
