@@ -134,7 +134,6 @@ int ghost_poll_pass(int gsync, int64_t gp_start_ns, ghost_cmd_t *cmd, int *from)
 
 /* ---- ghost idling (load.c) ---------------------------------------------- */
 
-void ghost_yield(void);
 /* Tasks runnable on this machine right now, the caller included (from
  * /proc/loadavg); -1 when unknown. */
 int ghost_runnable(void);

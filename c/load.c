@@ -1,17 +1,14 @@
 /*
  * What the ghost's wait policy and its logs read about the machine and
  * this process: the tasks runnable now (/proc/loadavg), CPU time and
- * resident memory; and the yield the policy idles with.
+ * resident memory.
  */
 #include "ghost.h"
 
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <unistd.h>
-
-void ghost_yield(void) { sched_yield(); }
 
 int ghost_runnable(void)
 {

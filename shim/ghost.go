@@ -107,7 +107,7 @@ func serve(ghosts C.MPI_Comm) {
 		clock.idleStart()
 		switch a := policy.Idle(); a.Kind {
 		case wait.Yield:
-			C.ghost_yield()
+			yieldCore()
 		case wait.Sleep:
 			// A job on one node serves its windows in shared memory, with
 			// no pooled window: then no window goes through this ghost.
@@ -192,3 +192,9 @@ func doze(index int, d time.Duration) bool {
 }
 
 const futexWait = 0 // FUTEX_WAIT on a shared (not process-private) word
+
+// yieldCore gives the core up once (sched_yield), as a raw system call for
+// the reason doze gives: on a shared core the yield can last as long as
+// another process runs, and a cgo call that long lost the P to the
+// runtime's monitor, waking its threads on the very cores being shared.
+func yieldCore() { syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0) }
