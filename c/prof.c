@@ -18,8 +18,9 @@
  * An interval ends every GHOST_PREDICT_INT, at the call that finds it over,
  * and at every agreement point (ghost_prof_vote: fence, barrier,
  * MPI_Win_set_info, allocation) once it holds at least a tenth of
- * GHOST_PREDICT_INT outside waits and agreement points and is a step of
- * the program (enough, a_step): the vote cast there is then about the
+ * GHOST_PREDICT_INT outside waits and agreement points, or POINT_OPS RMA
+ * operations, and is a step of the program (enough, a_step): the vote
+ * cast there is then about the
  * step that has just ended, and is applied at that same point, instead of
  * a window of time that straddles two phases and is applied one step later.
  * The floor keeps a run of back-to-back barriers from making one Go call
@@ -55,6 +56,18 @@ int ghost_async_auto = 0;
 /* An agreement point ends the interval once it holds this share of
  * GHOST_PREDICT_INT outside waits (see above). */
 enum { POINT_FRACTION = 10 };
+
+/* An agreement point also ends the interval once the process issued this
+ * many RMA operations in it, however little time it holds outside waits:
+ * a rank whose operations of a communication step completed quickly
+ * spends most of the step waiting at the barrier for a slower neighbour,
+ * and its time outside waits stayed under the floor above (0.35 ms of a
+ * 2.5 ms step, at 10 ms), so its vote from the computation before stood
+ * for a second redirected step in about half the communication phases of
+ * the passive multiphase benchmark on the 2-core VM
+ * (bench/results/2026-11-26-point-ops.md). A few hundred operations
+ * through one path measure it; back-to-back barriers issue none. */
+enum { POINT_OPS = 128 };
 
 /* One thread's totals. Only the owner writes the totals (relaxed atomic
  * stores of its own sums); the closer reads them and alone writes the
@@ -270,15 +283,16 @@ static int oversubscribed(void)
 }
 
 /* Ends the interval at now, under close_lock, and starts the next; with a
- * vote unless the interval did not hold enough to say anything. */
-static void close_interval(uint64_t now, sums_t s)
+ * vote unless the interval did not hold enough to say anything (busy: it
+ * issued POINT_OPS operations, which is enough at a point). */
+static void close_interval(uint64_t now, sums_t s, int busy)
 {
     int over = s.stall && oversubscribed();
     if (over) { /* the stalls may have been waits for a core: communication */
         s.comm += s.stall;
         s.wait -= s.stall;
     }
-    if (interval.start && enough(s)) {
+    if (interval.start && (enough(s) || busy)) {
         int vote = ghostPredict(s.comm, s.span, s.wait, s.stall, over);
         __atomic_store_n(&ghost_vote, vote, __ATOMIC_RELAXED);
         ghost_gp_publish(vote > 0);
@@ -393,7 +407,7 @@ void ghost_prof_exit(uint64_t t0)
     }
     if (ghost_predict_ticks && since_start >= ghost_predict_ticks && try_lock()) {
         if (__atomic_load_n(&interval.start, __ATOMIC_RELAXED) == start) /* nobody ended it meanwhile */
-            close_interval(now, interval_sums(now, b));
+            close_interval(now, interval_sums(now, b), 0);
         unlock();
     }
 }
@@ -419,10 +433,9 @@ static uint64_t ops_at_point; /* rma_ops() when a point last ended an interval *
  * splits and info queries between two barriers of one synchronization)
  * is the end of the step that the earlier point voted on, however long a
  * loaded machine makes it: its CR near 1 would vote redirection off. */
-static int a_step(sums_t s, uint64_t *ops)
+static int a_step(sums_t s, uint64_t ops)
 {
-    *ops = rma_ops();
-    return s.span - s.comm >= ghost_predict_ticks / POINT_FRACTION || *ops != ops_at_point;
+    return s.span - s.comm >= ghost_predict_ticks / POINT_FRACTION || ops != ops_at_point;
 }
 
 int ghost_prof_vote(void)
@@ -436,9 +449,13 @@ int ghost_prof_vote(void)
         /* The step that has just ended, once it holds enough to say
          * something; else the interval goes on past the point. */
         sums_t s = interval_sums(now, b);
-        if (interval.start && enough(s) && a_step(s, &ops)) {
-            close_interval(now, s);
-            ops_at_point = ops;
+        if (interval.start) {
+            ops = rma_ops();
+            int busy = ops - ops_at_point >= POINT_OPS;
+            if ((enough(s) || busy) && a_step(s, ops)) {
+                close_interval(now, s, busy);
+                ops_at_point = ops;
+            }
         }
         unlock();
     }
@@ -454,7 +471,7 @@ void ghost_prof_flush(void)
     if (interval.start) {
         sums_t s = interval_sums(now, block());
         if (enough(s))
-            close_interval(now, s);
+            close_interval(now, s, 0);
         else /* too short to vote on, but its operations and switches belong in the trace */
             ghostRecordLast(s.comm, s.span, s.wait, s.stall, __atomic_load_n(&ghost_vote, __ATOMIC_RELAXED));
     }

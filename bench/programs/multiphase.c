@@ -29,7 +29,10 @@
  *                   [fence|passive]
  * Rank 0 prints "ranks N" (the size of MPI_COMM_WORLD), then
  * "phase I KIND seconds STATE" per phase and "total seconds correct|WRONG";
- * the accumulated value is checked exactly. bench/multiphase.go reads it. */
+ * the accumulated value is checked exactly. bench/multiphase.go reads it.
+ * With MULTIPHASE_STEPS set in its environment, rank 0 also prints
+ * "step I J ms" to stderr for step J of phase I, its own time from the
+ * step's start to the end of its synchronization (bench/multiphase-steps.sh). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +84,7 @@ int main(int argc, char **argv)
     double chunk_us = argc > 3 ? atof(argv[3]) : 1000;
     const char *sync = argc > 4 ? argv[4] : "fence";
     int passive = strcmp(sync, "passive") == 0;
+    int steps = getenv("MULTIPHASE_STEPS") != NULL;
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -113,6 +117,7 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = now();
         for (int step = 0; step < STEPS; step++) {
+            double step_t0 = now();
             if (!passive)
                 MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
             if (comm) {
@@ -141,6 +146,8 @@ int main(int argc, char **argv)
                 MPI_Win_unlock_all(win);
                 MPI_Win_fence(0, win);
             }
+            if (steps && rank == 0)
+                fprintf(stderr, "step %d %d %.3f\n", p, step, (now() - step_t0) * 1e3);
         }
         double mine = now() - t0, slowest;
         MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
