@@ -282,6 +282,22 @@ static int oversubscribed(void)
     return running - ghost_host_polite_ghosts > cores;
 }
 
+/* This process's RMA operations so far, over every path (counters.h). Read
+ * at agreement points and where an interval ends only: it sums the
+ * process's counter slots. */
+static uint64_t rma_ops(void)
+{
+    ghost_counters_t c;
+    ghost_counters_sum_self(&c);
+    uint64_t n = 0;
+    for (int op = 0; op < GHOST_NOPS; op++)
+        for (int path = 0; path < GHOST_NPATHS; path++)
+            n += c.ops[op][path];
+    return n;
+}
+
+static uint64_t ops_at_start; /* rma_ops() when the interval began */
+
 /* Ends the interval at now, under close_lock, and starts the next; with a
  * vote unless the interval did not hold enough to say anything (busy: it
  * issued POINT_OPS operations, which is enough at a point). */
@@ -304,6 +320,7 @@ static void close_interval(uint64_t now, sums_t s, int busy)
         b->seen_stall = __atomic_load_n(&b->stall, __ATOMIC_RELAXED);
         b->seen_point = __atomic_load_n(&b->point, __ATOMIC_RELAXED);
     }
+    ops_at_start = rma_ops();
     __atomic_store_n(&interval.start, now, __ATOMIC_RELAXED);
 }
 
@@ -412,21 +429,6 @@ void ghost_prof_exit(uint64_t t0)
     }
 }
 
-/* This process's RMA operations so far, over every path (counters.h). Read
- * at agreement points only: it sums the process's counter slots. */
-static uint64_t rma_ops(void)
-{
-    ghost_counters_t c;
-    ghost_counters_sum_self(&c);
-    uint64_t n = 0;
-    for (int op = 0; op < GHOST_NOPS; op++)
-        for (int path = 0; path < GHOST_NPATHS; path++)
-            n += c.ops[op][path];
-    return n;
-}
-
-static uint64_t ops_at_point; /* rma_ops() when a point last ended an interval */
-
 /* Whether the interval that reaches a point is a step of the program:
  * time outside communication (computation, or stalls), or RMA operations.
  * An interval of MPI calls that are neither (the allreduces, communicator
@@ -435,7 +437,7 @@ static uint64_t ops_at_point; /* rma_ops() when a point last ended an interval *
  * loaded machine makes it: its CR near 1 would vote redirection off. */
 static int a_step(sums_t s, uint64_t ops)
 {
-    return s.span - s.comm >= ghost_predict_ticks / POINT_FRACTION || ops != ops_at_point;
+    return s.span - s.comm >= ghost_predict_ticks / POINT_FRACTION || ops != ops_at_start;
 }
 
 int ghost_prof_vote(void)
@@ -451,11 +453,9 @@ int ghost_prof_vote(void)
         sums_t s = interval_sums(now, b);
         if (interval.start) {
             ops = rma_ops();
-            int busy = ops - ops_at_point >= POINT_OPS;
-            if ((enough(s) || busy) && a_step(s, ops)) {
+            int busy = ops - ops_at_start >= POINT_OPS;
+            if ((enough(s) || busy) && a_step(s, ops))
                 close_interval(now, s, busy);
-                ops_at_point = ops;
-            }
         }
         unlock();
     }
