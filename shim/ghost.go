@@ -44,11 +44,15 @@ func serve(ghosts C.MPI_Comm) {
 		exporter = startMetrics(l.NodeOf[self.worldRank])
 	}
 
+	turn := newSchedulerTurn()
 	for finalized < users {
 		var cmd C.ghost_cmd_t
 		var from C.int
 		polls++
 		clock.pass()
+		if polls%turnChecks == 0 {
+			turn.maybe()
+		}
 		gpStart := int64(-1)
 		if gsync {
 			if now := time.Now(); now.After(nextSync) {
@@ -112,7 +116,9 @@ func serve(ghosts C.MPI_Comm) {
 			// A job on one node serves its windows in shared memory, with
 			// no pooled window: then no window goes through this ghost.
 			serving := len(ghostWindows) > 0 || gsync || pooledWin != winNull
-			if doze(myIndex, wait.SleepFor(a, serving)) {
+			woken := doze(myIndex, wait.SleepFor(a, serving))
+			turn.maybe() // a doze is long: look at the clock after each
+			if woken {
 				policy.Worked()
 				wakes++
 				// An origin woke this ghost: read the load that the
@@ -178,7 +184,7 @@ func leave(exporter *nodeMetrics) {
 // cores the ranks need, about 3,000 a second for an idle ghost against
 // about 155 with the raw wait, and 3.2-4.3% of a core against 1.4-1.7%
 // (bench/results/2026-11-26-idle-ghost-raw-doze.md). The price is that
-// the metrics goroutine runs only when the runtime preempts this loop.
+// the goroutine keeps its P: see schedulerTurn.
 func doze(index int, d time.Duration) bool {
 	var seen C.uint32_t
 	bell := C.ghost_doze_begin(C.int(index), &seen)
@@ -192,6 +198,34 @@ func doze(index int, d time.Duration) bool {
 }
 
 const futexWait = 0 // FUTEX_WAIT on a shared (not process-private) word
+
+// schedulerTurn hands the loop's goroutine to Go's scheduler now and then.
+// The loop never gives its P back otherwise (its waits are raw system
+// calls, see doze), and after 10 ms on one scheduling tick the runtime's
+// monitor preempts it with a signal (SIGURG), about 50 a second per idle
+// ghost. A signal lands wherever the thread is, in MPI's own system calls
+// too, which it can cut short; and two CI runs with the signals failed on
+// a hang (TestRMA/g2-byte) and on a job's exit status
+// (TestApplicationSignalHandlers), neither seen before. A turn every
+// turnEvery resets the tick, so no signal is needed (2 in a 2 s job
+// instead of 201), and lets the metrics goroutine run; it costs a few
+// thread switches, the goroutine being locked to its thread
+// (bench/results/2026-11-26-scheduler-turns.md).
+type schedulerTurn struct{ last time.Time }
+
+const (
+	turnEvery  = 5 * time.Millisecond // under the runtime's 10 ms
+	turnChecks = 256                  // busy passes between two looks at the clock, besides one after each doze
+)
+
+func newSchedulerTurn() *schedulerTurn { return &schedulerTurn{last: time.Now()} }
+
+func (t *schedulerTurn) maybe() {
+	if now := time.Now(); now.Sub(t.last) >= turnEvery {
+		runtime.Gosched()
+		t.last = time.Now()
+	}
+}
 
 // yieldCore gives the core up once (sched_yield), as a raw system call for
 // the reason doze gives: on a shared core the yield can last as long as

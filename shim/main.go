@@ -19,7 +19,7 @@ import (
 // The Go runtime lives in every rank of the application, and the control
 // plane needs no parallelism: it runs on the threads that call MPI, and the
 // one goroutine of its own, a ghost's metrics endpoint, runs whenever the
-// runtime preempts the ghost's loop (about every 10 ms: see doze in
+// ghost's loop hands the scheduler a turn (every 5 ms: schedulerTurn in
 // ghost.go). With one P the runtime keeps no spare threads
 // spinning for work on cores the ranks compute on: with the default (a P
 // per core) a ghost's exporter made the Go scheduler spin for its first
