@@ -300,8 +300,9 @@ static uint64_t ops_at_start; /* rma_ops() when the interval began */
 
 /* Ends the interval at now, under close_lock, and starts the next; with a
  * vote unless the interval did not hold enough to say anything (busy: it
- * issued POINT_OPS operations, which is enough at a point). */
-static void close_interval(uint64_t now, sums_t s, int busy)
+ * issued POINT_OPS operations, which is enough at a point). ops is
+ * rma_ops() now, where the next interval's count starts. */
+static void close_interval(uint64_t now, sums_t s, int busy, uint64_t ops)
 {
     int over = s.stall && oversubscribed();
     if (over) { /* the stalls may have been waits for a core: communication */
@@ -320,7 +321,7 @@ static void close_interval(uint64_t now, sums_t s, int busy)
         b->seen_stall = __atomic_load_n(&b->stall, __ATOMIC_RELAXED);
         b->seen_point = __atomic_load_n(&b->point, __ATOMIC_RELAXED);
     }
-    ops_at_start = rma_ops();
+    ops_at_start = ops;
     __atomic_store_n(&interval.start, now, __ATOMIC_RELAXED);
 }
 
@@ -424,7 +425,7 @@ void ghost_prof_exit(uint64_t t0)
     }
     if (ghost_predict_ticks && since_start >= ghost_predict_ticks && try_lock()) {
         if (__atomic_load_n(&interval.start, __ATOMIC_RELAXED) == start) /* nobody ended it meanwhile */
-            close_interval(now, interval_sums(now, b), 0);
+            close_interval(now, interval_sums(now, b), 0, rma_ops());
         unlock();
     }
 }
@@ -455,7 +456,7 @@ int ghost_prof_vote(void)
             ops = rma_ops();
             int busy = ops - ops_at_start >= POINT_OPS;
             if ((enough(s) || busy) && a_step(s, ops))
-                close_interval(now, s, busy);
+                close_interval(now, s, busy, ops);
         }
         unlock();
     }
@@ -471,7 +472,7 @@ void ghost_prof_flush(void)
     if (interval.start) {
         sums_t s = interval_sums(now, block());
         if (enough(s))
-            close_interval(now, s, 0);
+            close_interval(now, s, 0, rma_ops());
         else /* too short to vote on, but its operations and switches belong in the trace */
             ghostRecordLast(s.comm, s.span, s.wait, s.stall, __atomic_load_n(&ghost_vote, __ATOMIC_RELAXED));
     }

@@ -84,7 +84,7 @@ int main(int argc, char **argv)
     double chunk_us = argc > 3 ? atof(argv[3]) : 1000;
     const char *sync = argc > 4 ? argv[4] : "fence";
     int passive = strcmp(sync, "passive") == 0;
-    int steps = getenv("MULTIPHASE_STEPS") != NULL;
+    int print_steps = getenv("MULTIPHASE_STEPS") != NULL;
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
                 MPI_Win_unlock_all(win);
                 MPI_Win_fence(0, win);
             }
-            if (steps && rank == 0)
+            if (print_steps && rank == 0)
                 fprintf(stderr, "step %d %d %.3f\n", p, step, (now() - step_t0) * 1e3);
         }
         double mine = now() - t0, slowest;
