@@ -18,8 +18,8 @@
  * An interval ends every GHOST_PREDICT_INT, at the call that finds it over,
  * and at every agreement point (ghost_prof_vote: fence, barrier,
  * MPI_Win_set_info, allocation) once it holds at least a tenth of
- * GHOST_PREDICT_INT outside waits and agreement points, or POINT_OPS RMA
- * operations, and is a step of the program (enough, a_step): the vote
+ * GHOST_PREDICT_INT outside waits and agreement points, or (where cores
+ * are shared) POINT_OPS RMA operations, and is a step of the program (enough, a_step): the vote
  * cast there is then about the
  * step that has just ended, and is applied at that same point, instead of
  * a window of time that straddles two phases and is applied one step later.
@@ -66,8 +66,18 @@ enum { POINT_FRACTION = 10 };
  * for a second redirected step in about half the communication phases of
  * the passive multiphase benchmark on the 2-core VM
  * (bench/results/2026-11-26-point-ops.md). A few hundred operations
- * through one path measure it; back-to-back barriers issue none. */
+ * through one path measure it; back-to-back barriers issue none.
+ *
+ * Only where the host's processes share cores (ghost_prof_point_ops): there
+ * a redirected communication step costs about ten times a direct one, and
+ * the second such step is what the rule saves. On dedicated cores the two
+ * paths cost about the same there, and the rule's short intervals voted
+ * off on the ghost path's extra cost per operation in NWChem's redirected
+ * stretches, where redirection was the better configuration: the window
+ * switched off in 16 of 16 traced runs with the rule, 0 of 16 without
+ * (bench/results/2026-11-26-device16-final-README.md). */
 enum { POINT_OPS = 128 };
+int ghost_prof_point_ops = 0;
 
 /* One thread's totals. Only the owner writes the totals (relaxed atomic
  * stores of its own sums); the closer reads them and alone writes the
@@ -454,7 +464,7 @@ int ghost_prof_vote(void)
         sums_t s = interval_sums(now, b);
         if (interval.start) {
             ops = rma_ops();
-            int busy = ops - ops_at_start >= POINT_OPS;
+            int busy = ghost_prof_point_ops && ops - ops_at_start >= POINT_OPS;
             if ((enough(s) || busy) && a_step(s, ops))
                 close_interval(now, s, busy, ops);
         }

@@ -76,6 +76,9 @@ func setupProfiling(cfg config.Config) {
 	}
 	predictor = adapt.NewPredictor(adapt.Thresholds{Low: cfg.CRLow, High: cfg.CRHigh})
 	predictor.Presume(self.host.CoresForAll())
+	// The operation count ends intervals at agreement points only where
+	// cores are shared (c/prof.c, POINT_OPS says why).
+	C.ghost_prof_point_ops = boolInt(!self.host.CoresForAll())
 	countedOps = readOpCounts()
 	C.ghost_vote = C.int(predictor.Ballot())
 	tscHz := float64(C.ghost_tsc_hz())
