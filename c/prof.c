@@ -19,9 +19,9 @@
  * and at every agreement point (ghost_prof_vote: fence, barrier,
  * MPI_Win_set_info, allocation) once it holds at least a tenth of
  * GHOST_PREDICT_INT outside waits and agreement points, or (where cores
- * are shared) POINT_OPS RMA operations, and is a step of the program (enough, a_step): the vote
- * cast there is then about the
- * step that has just ended, and is applied at that same point, instead of
+ * are shared) POINT_OPS RMA operations, and is a step of the program
+ * (enough, a_step): the vote cast there is then about the step that has
+ * just ended, and is applied at that same point, instead of
  * a window of time that straddles two phases and is applied one step later.
  * The floor keeps a run of back-to-back barriers from making one Go call
  * and one trace record per barrier, each over a CR of a few microseconds.
@@ -71,7 +71,7 @@ enum { POINT_FRACTION = 10 };
  * Only where the host's processes share cores (ghost_prof_point_ops): there
  * a redirected communication step costs about ten times a direct one, and
  * the second such step is what the rule saves. On dedicated cores the two
- * paths cost about the same there, and the rule's short intervals voted
+ * paths cost about the same in such a step, and the rule's short intervals voted
  * off on the ghost path's extra cost per operation in NWChem's redirected
  * stretches, where redirection was the better configuration: the window
  * switched off in 16 of 16 traced runs with the rule, 0 of 16 without
