@@ -56,11 +56,11 @@ double ghost_tsc_hz(void);
  * negative for off, never 0 (adapt.Predictor.Ballot); agreement points sum
  * the ranks' ballots. ghost_prof_vote is for agreement points: it ends the
  * interval there once the interval holds a tenth of GHOST_PREDICT_INT
- * outside waits, so that the vote is about the step that just ended. */
+ * outside waits, or, where ghost_prof_point_ops is set (at MPI_Init, where
+ * the host's processes share cores: shim/adapt.go), once the process
+ * issued POINT_OPS RMA operations in it (prof.c), so that the vote is
+ * about the step that just ended. */
 extern uint64_t ghost_predict_ticks;
-/* Whether an agreement point ends the interval once the process issued
- * enough RMA operations in it (prof.c, POINT_OPS): set at MPI_Init where
- * the host's processes share cores (shim/adapt.go). */
 extern int ghost_prof_point_ops;
 extern int ghost_vote; /* this process's latest ballot: > 0 for redirection on */
 int ghost_prof_vote(void);

@@ -71,11 +71,11 @@ enum { POINT_FRACTION = 10 };
  * Only where the host's processes share cores (ghost_prof_point_ops): there
  * a redirected communication step costs about ten times a direct one, and
  * the second such step is what the rule saves. On dedicated cores the two
- * paths cost about the same in such a step, and the rule's short intervals voted
- * off on the ghost path's extra cost per operation in NWChem's redirected
- * stretches, where redirection was the better configuration: the window
- * switched off in 16 of 16 traced runs with the rule, 0 of 16 without
- * (bench/results/2026-11-26-device16-final-README.md). */
+ * paths cost about the same in such a step, and the rule's short intervals
+ * voted off on the ghost path's extra cost per operation in NWChem's
+ * redirected stretches, where redirection was the better configuration:
+ * the window switched off in 16 of 16 traced runs with the rule, 0 of 16
+ * without (bench/results/2026-11-26-device16-final-README.md). */
 enum { POINT_OPS = 128 };
 int ghost_prof_point_ops = 0;
 

@@ -75,10 +75,11 @@ func setupProfiling(cfg config.Config) {
 		return
 	}
 	predictor = adapt.NewPredictor(adapt.Thresholds{Low: cfg.CRLow, High: cfg.CRHigh})
-	predictor.Presume(self.host.CoresForAll())
+	ownCores := self.host.CoresForAll()
+	predictor.Presume(ownCores)
 	// The operation count ends intervals at agreement points only where
 	// cores are shared (c/prof.c, POINT_OPS says why).
-	C.ghost_prof_point_ops = boolInt(!self.host.CoresForAll())
+	C.ghost_prof_point_ops = boolInt(!ownCores)
 	countedOps = readOpCounts()
 	C.ghost_vote = C.int(predictor.Ballot())
 	tscHz := float64(C.ghost_tsc_hz())
