@@ -23,6 +23,12 @@ type Switches struct {
 	// GP: the ghosts exchange votes between agreement points (the node's
 	// first ghost runs the exchange), under auto with GHOST_GSYNC_INT > 0.
 	GP bool
+	// Quiesce: windows that span nodes may also switch to redirection
+	// outside collectives, when every user is quiet inside an RMA call
+	// (c/quiesce.c), under auto with GHOST_QUIESCE on, except under
+	// MPI_THREAD_MULTIPLE, where another thread may issue on the old path
+	// while one waits for the decision.
+	Quiesce bool
 }
 
 // SwitchesFor decides the switches from cfg and the thread level.
@@ -35,5 +41,6 @@ func SwitchesFor(cfg config.Config, threadMultiple bool) Switches {
 		Auto:           auto,
 		ImplicitPoints: auto && !threadMultiple,
 		GP:             auto && cfg.GSyncInterval > 0,
+		Quiesce:        auto && !threadMultiple && !cfg.QuiesceOff,
 	}
 }

@@ -20,10 +20,12 @@ func TestSwitchesFor(t *testing.T) {
 		{"GHOST_PROFILE: timers only", config.Config{Async: config.AsyncOn, Profile: true}, false, Switches{Timers: true}},
 		{"GHOST_TRACE: intervals", config.Config{Async: config.AsyncOn, Trace: "t.jsonl"}, false,
 			Switches{Timers: true, Intervals: true}},
-		{"auto", auto, false, Switches{Timers: true, Intervals: true, Auto: true, ImplicitPoints: true, GP: true}},
-		{"auto, thread multiple: no implicit points", auto, true,
+		{"auto", auto, false, Switches{Timers: true, Intervals: true, Auto: true, ImplicitPoints: true, GP: true, Quiesce: true}},
+		{"auto, thread multiple: no implicit points, no quiescence", auto, true,
 			Switches{Timers: true, Intervals: true, Auto: true, GP: true}},
 		{"auto, GHOST_GSYNC_INT=0: no GP", config.Config{Async: config.AsyncAuto}, false,
+			Switches{Timers: true, Intervals: true, Auto: true, ImplicitPoints: true, Quiesce: true}},
+		{"auto, GHOST_QUIESCE=off", config.Config{Async: config.AsyncAuto, QuiesceOff: true}, false,
 			Switches{Timers: true, Intervals: true, Auto: true, ImplicitPoints: true}},
 	}
 	for _, tt := range tests {

@@ -14,6 +14,7 @@
  */
 #include "agree.h"
 #include "counters.h"
+#include "quiesce.h"
 #include "win.h"
 
 #include <stdlib.h>
@@ -180,6 +181,11 @@ static int barrier(MPI_Comm comm)
     int vote = ghost_prof_vote();
     ghost_win_t *wins[MAX_WINDOWS];
     int n = ghost_implicit_points ? ghost_win_list(wins, MAX_WINDOWS) : 0;
+    /* The program meets here: a switch outside collectives needs stalls
+     * over a stretch without barriers (quiesce.c). */
+    for (int i = 0; i < n; i++)
+        if (wins[i]->quiesce)
+            ghost_quiesce_restart(wins[i]);
     int changed = 0;
     for (int i = 0; i < n && !changed; i++)
         changed = switchable(wins[i]) && ready(wins[i]) && (wins[i]->ballot > 0) != (vote > 0) &&

@@ -99,8 +99,11 @@ int ghost_flush_target(ghost_win_t *w, ghost_target_t *t, int (*flush)(int, MPI_
     int main_rank = ghost_anchor(w, t);
     uint64_t t0 = GHOST_PROFILING() ? ghost_ticks() : 0;
     int rc = P2P(flush(main_rank, w->gwin));
-    if (t0 && main_rank == t->self) /* completed by the target's own MPI: it may have been computing */
-        ghost_prof_direct_completion(&t->fastest, ghost_ticks() - t0);
+    if (t0 && main_rank == t->self) { /* completed by the target's own MPI: it may have been computing */
+        uint64_t stall = ghost_prof_direct_completion(&t->fastest, ghost_ticks() - t0);
+        if (w->quiesce)
+            w->q_stall += stall;
+    }
     if (rc == MPI_SUCCESS && (ghost_gp_enabled || (ghost_hw_bypass && w->redirect)))
         rc = P2P(flush(main_rank == t->self ? t->bound : t->self, w->gwin));
     if (w->redirect && spreads(t))
@@ -109,8 +112,13 @@ int ghost_flush_target(ghost_win_t *w, ghost_target_t *t, int (*flush)(int, MPI_
                 rc = P2P(flush(t->ghosts[i], w->gwin));
     ghost_waiting_on = waiting;
     /* Only a remote flush applies the accumulates at the target. */
-    if (rc == MPI_SUCCESS && flush == GHOST_REAL(MPI_Win_flush))
+    if (rc == MPI_SUCCESS && flush == GHOST_REAL(MPI_Win_flush)) {
         t->acc_pending = 0;
+        if (w->quiesce && t->ops_pending) {
+            t->ops_pending = 0;
+            w->npending--;
+        }
+    }
     return rc;
 }
 

@@ -4,6 +4,7 @@
  * went (epoch.c).
  */
 #include "epoch.h"
+#include "quiesce.h"
 
 typedef int (*flush_fn)(int, MPI_Win);
 typedef int (*flush_all_fn)(MPI_Win);
@@ -24,7 +25,10 @@ static int flush_one(MPI_Win win, int rank, flush_fn real)
     if (ghost_epoch_of(w, rank) == GHOST_EPOCH_NONE)
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
     ghost_wake_target(w, &w->t[rank]);
-    return ghost_win_error(w, ghost_flush_target(w, &w->t[rank], real));
+    int rc = ghost_flush_target(w, &w->t[rank], real);
+    if (rc == MPI_SUCCESS && w->quiesce)
+        ghost_quiesce_consider(w);
+    return ghost_win_error(w, rc);
 }
 
 /* Flushes the global window rank by rank (see ghost_flush_global), when this
@@ -47,6 +51,8 @@ static int flush_every(MPI_Win win, flush_fn one, flush_all_fn all)
         ghost_untouch_all(w);
         ghost_ops_complete(w); /* agree.c */
     }
+    if (rc == MPI_SUCCESS && w->quiesce)
+        ghost_quiesce_consider(w);
     return ghost_win_error(w, rc);
 }
 

@@ -75,9 +75,10 @@ void ghost_prof_wait(uint64_t ticks);
  * off) took ticks; *fastest is that target's fastest recent one. The part
  * beyond GHOST_STALL_FACTOR times the fastest was spent waiting for a
  * target outside MPI, which redirection would have spared: a stall, which
- * CR counts as time outside communication (c/prof.c). */
+ * CR counts as time outside communication (c/prof.c). Returns that stall
+ * in ticks (0: none). */
 enum { GHOST_STALL_FACTOR = 4 };
-void ghost_prof_direct_completion(uint64_t *fastest, uint64_t ticks);
+uint64_t ghost_prof_direct_completion(uint64_t *fastest, uint64_t ticks);
 /* Nonzero under GHOST_ASYNC=auto: windows agree on the votes at fences,
  * allocation, MPI_Win_set_info(symmetric=true) and implicit points. */
 extern int ghost_async_auto;

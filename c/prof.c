@@ -374,18 +374,20 @@ void ghost_prof_wait(uint64_t ticks) { waited(ticks, 0); }
  * that computes through hundreds of consecutive completions is in the end
  * taken for a slow path again. Stores race between threads of one origin:
  * a lost update only delays the estimate. */
-void ghost_prof_direct_completion(uint64_t *fastest, uint64_t ticks)
+uint64_t ghost_prof_direct_completion(uint64_t *fastest, uint64_t ticks)
 {
-    uint64_t f = __atomic_load_n(fastest, __ATOMIC_RELAXED);
+    uint64_t f = __atomic_load_n(fastest, __ATOMIC_RELAXED), stall = 0;
     if (!f || ticks < f)
         f = ticks;
     else if (ticks <= GHOST_STALL_FACTOR * f)
         f += (ticks - f) / 16;
     else {
-        waited(ticks - GHOST_STALL_FACTOR * f, 1);
+        stall = ticks - GHOST_STALL_FACTOR * f;
+        waited(stall, 1);
         f += f / 16 + 1;
     }
     __atomic_store_n(fastest, f, __ATOMIC_RELAXED);
+    return stall;
 }
 
 /* Only the outermost wrapped call is timed: Ghost's control plane calls

@@ -15,6 +15,7 @@
  */
 #include "counters.h"
 #include "local.h"
+#include "quiesce.h"
 #include "win.h"
 
 #include <stdlib.h>
@@ -217,6 +218,10 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
             ghost_touch(w_, target);                                         \
             if ((op) != GHOST_OP_PUT && (op) != GHOST_OP_GET)                \
                 w_->t[target].acc_pending = 1;                               \
+            if (w_->quiesce && !w_->t[target].ops_pending) {                 \
+                w_->t[target].ops_pending = 1;                               \
+                w_->npending++;                                              \
+            }                                                                \
             ring_issued(&w_->t[target], rank);                               \
         }                                                                    \
     } while (0)
@@ -243,6 +248,7 @@ static inline void ring_issued(const ghost_target_t *t, int rank)
         ghost_win_t *w_ = ghost_redirected(win);                               \
         if (!w_)                                                             \
             return GHOST_REAL(fn)(__VA_ARGS__, win);                         \
+        ghost_quiesce_check(w_);                                             \
         if (in_memory)                                                       \
             return ghost_win_error(w_, local_call);                               \
         MPI_Win iw_;                                                         \
@@ -264,6 +270,7 @@ static inline void ring_issued(const ghost_target_t *t, int rank)
         ghost_win_t *w_ = ghost_redirected(win);                               \
         if (!w_)                                                             \
             return GHOST_REAL(fn)(__VA_ARGS__, win, req);                    \
+        ghost_quiesce_check(w_);                                             \
         if (in_memory) {                                                     \
             int rc_local_;                                                   \
             return ghost_win_error(w_, LOCAL_REQ(local_call, req));               \

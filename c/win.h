@@ -86,6 +86,13 @@ typedef struct {
      * until then its atomic reads take the same path (rma.c,
      * same_node_read), so that they see that operation. */
     int acc_pending;
+    /* This origin issued an operation of any kind to it that no remote
+     * flush has completed since (rma.c sets it, ghost_flush_target clears
+     * it); the window's npending counts such targets. */
+    int ops_pending;
+    /* Its quiescence words (quiesce.h) in the memory this process maps:
+     * for a target on this node, whatever its size; NULL otherwise. */
+    struct ghost_qline *qline;
 } ghost_target_t;
 
 /* GHOST_LOAD: how PUT/GET spread over a node's ghosts, GHOST_LOAD_* of
@@ -145,6 +152,20 @@ typedef struct ghost_win {
      * window at its last agreement (ghost_vote: > 0 for on). */
     int issued;
     int ballot;
+    /* Switches outside collectives (quiesce.c). quiesce: this window takes
+     * part (GHOST_ASYNC=auto, spans nodes, not pinned, this process is not
+     * MPI_THREAD_MULTIPLE, GHOST_QUIESCE not off). qline: this process's own
+     * quiescence words. q_seen: the last announcement it answered.
+     * npending: targets with ops_pending. q_since, q_stall: when (ticks)
+     * the window last passed an agreement point, and the stalls of this
+     * origin's completions on it since. q_next_try, q_backoff: when this
+     * process may coordinate a switch next, and the wait after a failed
+     * attempt (ticks). */
+    int quiesce;
+    struct ghost_qline *qline;
+    int32_t q_seen;
+    int npending;
+    uint64_t q_since, q_stall, q_next_try, q_backoff;
     /* The control plane's own record of a redirected window (shim/win.go:
      * its internal objects or arena segment), as a Go cgo.Handle; 0 for
      * windows Go does not hold. The window table is the one registry of

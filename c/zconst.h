@@ -93,12 +93,15 @@ enum {
 
 /* The agreement points where a window's state may change (point label):
  * its allocation (the ranks' votes), a fence, MPI_Win_set_info, an
- * implicit point (MPI_Barrier under GHOST_ASYNC=auto, agree.c). */
+ * implicit point (MPI_Barrier under GHOST_ASYNC=auto, agree.c), a
+ * quiescence point (every user quiet inside an RMA call, outside
+ * collectives: quiesce.c). */
 enum {
     GHOST_POINT_ALLOCATION, /* "allocation" */
     GHOST_POINT_FENCE, /* "fence" */
     GHOST_POINT_SET_INFO, /* "set_info" */
     GHOST_POINT_IMPLICIT, /* "implicit" */
+    GHOST_POINT_QUIESCENCE, /* "quiescence" */
     GHOST_NPOINTS
 };
 

@@ -38,11 +38,14 @@ const (
 	PointFence      Point = "fence"      // MPI_Win_fence
 	PointSetInfo    Point = "set_info"   // MPI_Win_set_info (async_config, or symmetric=true)
 	PointImplicit   Point = "implicit"   // MPI_Barrier under GHOST_ASYNC=auto
+	// PointQuiescence: every user of the window quiet inside an RMA call,
+	// outside collectives, at a stalled rank's request (c/quiesce.c).
+	PointQuiescence Point = "quiescence"
 )
 
 // Points lists the points in the order of c/counters.h's GHOST_POINT_*
 // (an array, so that the library can check its length at compile time).
-var Points = [...]Point{PointAllocation, PointFence, PointSetInfo, PointImplicit}
+var Points = [...]Point{PointAllocation, PointFence, PointSetInfo, PointImplicit, PointQuiescence}
 
 // Switch is one change of a window's agreed state, as one rank made it.
 type Switch struct {

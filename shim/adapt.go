@@ -4,10 +4,12 @@ package main
 // #include "ghost.h"
 // #include "win.h"
 // #include "offload.h"
+// #include "quiesce.h"
 import "C"
 
 import (
 	"os"
+	"time"
 
 	"github.com/ghost-mpi/ghost/adapt"
 	"github.com/ghost-mpi/ghost/internal/config"
@@ -17,6 +19,10 @@ import (
 
 // predictor is this process's profiling predictor under GHOST_ASYNC=auto.
 var predictor *adapt.Predictor
+
+// quiesceWindows is whether this process's windows that span nodes may
+// switch outside collectives (adapt.Switches.Quiesce, c/quiesce.c).
+var quiesceWindows bool
 
 // countedOps are the process's operation counts at the end of the last
 // interval (opsSince).
@@ -85,6 +91,16 @@ func setupProfiling(cfg config.Config) {
 	tscHz := float64(C.ghost_tsc_hz())
 	C.ghost_predict_ticks = C.uint64_t(cfg.PredictInterval.Seconds() * tscHz)
 	C.ghost_gp_enabled = boolInt(sw.GP)
+	quiesceWindows = sw.Quiesce
+	if sw.Quiesce {
+		ticks := func(d time.Duration) C.uint64_t { return C.uint64_t(d.Seconds() * tscHz) }
+		q := adapt.Quiescence(cfg.PredictInterval)
+		C.ghost_quiesce_evidence_ticks = ticks(q.Evidence)
+		C.ghost_quiesce_deadline_ticks = ticks(q.Deadline)
+		C.ghost_quiesce_backoff_max_ticks = ticks(q.BackoffMax)
+		C.ghost_quiesce_stall_permille = C.int(q.StallShare*1000 + 0.5)
+		C.ghost_quiesce_flip_ticks = ticks(cfg.FaultQuiesceFlip)
+	}
 	if cfg.Trace != "" {
 		openTrace(cfg.Trace, self.userRank(), tscHz)
 	}

@@ -66,6 +66,10 @@ func ghostAfterInit(provided C.int) C.int {
 		self.log.warnf("world rank %d: GHOST_TEST_FAULT is set: the first MPI_Win_lock_all that takes lock words fails at target %d",
 			self.worldRank, cfg.FaultLockAllWord-1)
 	}
+	if cfg.FaultQuiesceFlip > 0 {
+		self.log.warnf("world rank %d: GHOST_TEST_FAULT is set: under GHOST_ASYNC=auto, windows switch outside collectives at most every %v, whatever the stalls",
+			self.worldRank, cfg.FaultQuiesceFlip)
+	}
 
 	// Every process reads the same variables; one warning per job is enough.
 	var errs []string

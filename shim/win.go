@@ -6,6 +6,7 @@ package main
 // #include "local.h"
 // #include "arena.h"
 // #include "counters.h"
+// #include "quiesce.h"
 import "C"
 
 import (
@@ -205,6 +206,13 @@ func ghostWinAllocate(size C.MPI_Aint, dispUnit C.int, info C.MPI_Info, comm C.M
 	w.no_local_load_store = hints.no_local_load_store
 	w.track_touched = boolInt(!self.threadMultiple)
 	fillTargets(w, plan, users, segs, rankOf, nodeBase, uw.arena != nil)
+	// A window whose state the application did not pin may also switch
+	// outside collectives; its words are in this user's lock line.
+	if quiesceWindows && w.pinned == 0 && len(users) > 1 {
+		w.quiesce = 1
+		w.qline = (*C.ghost_qline_t)(unsafe.Add(mine, redirect.LockWordOffset(int64(size))+C.GHOST_QLINE_OFFSET))
+		C.ghost_quiesce_start(w)
+	}
 	// The global window carries every epoch; it stays in a passive epoch
 	// for the window's whole life (the pooled one for the job's).
 	// Neither call communicates, so a failure would be this process's
@@ -259,6 +267,11 @@ func fillTargets(w *C.ghost_win_t, plan *redirect.WindowPlan, users []int, segs 
 		// (rma.c, same_node_direct).
 		if p.SameNode && p.Size > 0 && !self.cfg.NodeLocalOff {
 			t.addr = (*C.char)(unsafe.Add(nodeBase, p.Offset))
+		}
+		// Its quiescence words (c/quiesce.h) are in its lock line, which
+		// every process of the node maps.
+		if p.SameNode {
+			t.qline = (*C.ghost_qline_t)(unsafe.Add(nodeBase, p.Offset+p.LockDisp+C.GHOST_QLINE_OFFSET))
 		}
 		for i := range p.Ghosts {
 			t.ghosts[i] = C.int(p.Ghosts[i])

@@ -52,7 +52,11 @@ func TestImplicitPointsSwitchSafely(t *testing.T) {
 					"GHOST_METRICS_TEXTFILE=" + textfiles, fmt.Sprintf("GHOST_METRICS_ADDR=127.0.0.1:%d", freePort(t)),
 					// On one node the windows would be node-local, with
 					// nothing to switch: test the ghost path there too.
-					"GHOST_NODE_LOCAL=off"},
+					"GHOST_NODE_LOCAL=off",
+					// This test is about the collective points: a switch at a
+					// quiescence point (TestQuiescenceSwitchesSafely) may come
+					// between a phase's unsafe barrier and its check.
+					"GHOST_QUIESCE=off"},
 				args: []string{bin, "6", "300", fmt.Sprint(barriers)}})
 			expectChecks(t, r, c.users)
 			phases := line.FindAllStringSubmatch(r.stdout, -1)

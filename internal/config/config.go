@@ -129,6 +129,9 @@ type Config struct {
 	// GSyncInterval is how often the ghosts exchange the users' votes for
 	// ghost-offloaded PUT/GET switching; 0 turns that strategy off.
 	GSyncInterval time.Duration
+	// QuiesceOff turns off switching outside collectives under
+	// GHOST_ASYNC=auto (GHOST_QUIESCE=off).
+	QuiesceOff bool
 	// UserYield is how many empty progress polls a waiting user process
 	// makes before it yields its core; 0 never yields.
 	UserYield int
@@ -154,6 +157,11 @@ type Config struct {
 	// at target K (Ghost's own tests of that path); 0: no fault, so that
 	// the zero Config has none.
 	FaultLockAllWord int
+	// FaultQuiesceFlip is D for GHOST_TEST_FAULT=quiesce_flip:D: every
+	// process coordinates a switch of its windows outside collectives, to
+	// the other state, at most every D after its flushes (Ghost's own
+	// tests of that protocol); 0: none.
+	FaultQuiesceFlip time.Duration
 }
 
 // DefaultMetricsAddr is GHOST_METRICS_ADDR's default: loopback only.
@@ -260,6 +268,17 @@ var Vars = []Var{
 		Name: "GHOST_GSYNC_INT", ReadBy: "library (ghosts, users)", Accepted: "a duration such as 2s or 500ms, or 0 to turn it off", Default: "2s",
 		Doc: "Under GHOST_ASYNC=auto, how often each node's first ghost exchanges its users' latest predictions with the other nodes (MPI_Iallgather), so that every origin can send each PUT/GET by the path its target's own prediction calls for (ghost-offloaded switching). 0 leaves only the window-wide agreement.",
 		set: func(c *Config, v string) bool { return parseDuration(v, true, &c.GSyncInterval) },
+	},
+	{
+		Name: "GHOST_QUIESCE", ReadBy: "library (users)", Accepted: "on or off (also 1/0, true/false, yes/no)", Default: "on",
+		Doc: "Under GHOST_ASYNC=auto, whether a window may switch to redirection outside collectives: a process whose completions on the direct path keep waiting for a target that computes (10% of the time over 1/20 of GHOST_PREDICT_INT without a barrier) asks every user of the window, at their next RMA call, to be quiet (all their operations on it completed), and switches it when all are. For programs that never meet between their allocations and their end, such as a task loop over a shared counter. off leaves switching to the collective points.",
+		set: func(c *Config, v string) bool {
+			b, ok := ParseBool(v)
+			if ok {
+				c.QuiesceOff = !b
+			}
+			return ok
+		},
 	},
 	{
 		Name: "GHOST_CR_LOW", ReadBy: "library (users)", Accepted: "a number from 0 to 1, below GHOST_CR_HIGH", Default: "0.3",
@@ -381,10 +400,19 @@ var Vars = []Var{
 		},
 	},
 	{
-		Name: "GHOST_TEST_FAULT", ReadBy: "library (users)", Accepted: "lock_all_word:K, K a target rank from 0", Default: "unset (no fault)",
-		Doc: "For Ghost's own tests only: makes the first MPI_Win_lock_all of each process that takes lock words fail at target K, after it took the words of targets 0 to K-1, as if the atomic on K's word had failed. No erroneous MPI program reaches that failure path, whose duty is to give back the words taken. Every process that has it set says so at MPI_Init.",
+		Name: "GHOST_TEST_FAULT", ReadBy: "library (users)", Accepted: "lock_all_word:K, K a target rank from 0; or quiesce_flip:D, D a positive duration", Default: "unset (no fault)",
+		Doc: "For Ghost's own tests only. lock_all_word:K makes the first MPI_Win_lock_all of each process that takes lock words fail at target K, after it took the words of targets 0 to K-1, as if the atomic on K's word had failed. No erroneous MPI program reaches that failure path, whose duty is to give back the words taken. quiesce_flip:D makes every process, under GHOST_ASYNC=auto, coordinate a switch of its windows outside collectives to the other state at most every D after its flushes, whatever its stalls, so that the protocol runs often. Every process that has it set says so at MPI_Init.",
 		set: func(c *Config, v string) bool {
-			k, ok := strings.CutPrefix(strings.TrimSpace(v), "lock_all_word:")
+			v = strings.TrimSpace(v)
+			if d, ok := strings.CutPrefix(v, "quiesce_flip:"); ok {
+				var flip time.Duration
+				if !parseDuration(d, false, &flip) {
+					return false
+				}
+				c.FaultQuiesceFlip = flip
+				return true
+			}
+			k, ok := strings.CutPrefix(v, "lock_all_word:")
 			n, err := strconv.Atoi(k)
 			if !ok || err != nil || n < 0 {
 				return false

@@ -24,8 +24,9 @@ var (
 	Directions = []string{"on_to_off", "off_to_on"}
 	// Points are where a transition happened (point label): the agreement at
 	// allocation, a fence, MPI_Win_set_info, an implicit point (MPI_Barrier
-	// under GHOST_ASYNC=auto).
-	Points = []string{"allocation", "fence", "set_info", "implicit"}
+	// under GHOST_ASYNC=auto), a quiescence point (every user quiet inside an
+	// RMA call, outside collectives, under GHOST_ASYNC=auto).
+	Points = []string{"allocation", "fence", "set_info", "implicit", "quiescence"}
 )
 
 // The number of label values of each list above.
@@ -36,7 +37,7 @@ const (
 	NSyncCalls  = 11
 	NInternal   = 3
 	NDirections = 2
-	NPoints     = 4
+	NPoints     = 5
 )
 
 // The roles of a process on its node (GHOST_ROLE_* in C).

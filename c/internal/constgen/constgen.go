@@ -126,11 +126,12 @@ var Enums = []Enum{
 		Members: []Member{{C: "DIRECT", Label: "on_to_off"}, {C: "GHOST", Label: "off_to_on"}},
 	},
 	{
-		CDoc:   "The agreement points where a window's state may change (point label): its allocation (the ranks' votes), a fence, MPI_Win_set_info, an implicit point (MPI_Barrier under GHOST_ASYNC=auto, agree.c).",
+		CDoc:   "The agreement points where a window's state may change (point label): its allocation (the ranks' votes), a fence, MPI_Win_set_info, an implicit point (MPI_Barrier under GHOST_ASYNC=auto, agree.c), a quiescence point (every user quiet inside an RMA call, outside collectives: quiesce.c).",
 		Prefix: "POINT_", CCount: "GHOST_NPOINTS", Labels: "Points", GoCount: "NPoints",
-		GoDoc: "Points are where a transition happened (point label): the agreement at allocation, a fence, MPI_Win_set_info, an implicit point (MPI_Barrier under GHOST_ASYNC=auto).",
+		GoDoc: "Points are where a transition happened (point label): the agreement at allocation, a fence, MPI_Win_set_info, an implicit point (MPI_Barrier under GHOST_ASYNC=auto), a quiescence point (every user quiet inside an RMA call, outside collectives, under GHOST_ASYNC=auto).",
 		Members: []Member{{C: "ALLOCATION", Label: "allocation"}, {C: "FENCE", Label: "fence"},
-			{C: "SET_INFO", Label: "set_info"}, {C: "IMPLICIT", Label: "implicit"}},
+			{C: "SET_INFO", Label: "set_info"}, {C: "IMPLICIT", Label: "implicit"},
+			{C: "QUIESCENCE", Label: "quiescence"}},
 	},
 	loadPolicyEnum(),
 	{

@@ -1,0 +1,39 @@
+package adapt
+
+import "time"
+
+// QuiescePolicy is when a process may switch a window to redirection
+// outside collectives (c/quiesce.c): its completions on the direct path
+// stalled for StallShare of a stretch of at least Evidence without a
+// barrier. An attempt waits Deadline at most for every user to be quiet;
+// after a failed one the process waits Evidence before the next, doubling
+// up to BackoffMax.
+type QuiescePolicy struct {
+	Evidence, Deadline, BackoffMax time.Duration
+	StallShare                     float64
+}
+
+// QuiesceDeadline is how long an attempt waits for the users to be quiet:
+// each user that already is waits as long, inside an RMA call. Users
+// reach their next RMA call within a task or two of a loop that claims
+// tasks; a user that computes longer keeps its old path.
+const QuiesceDeadline = 20 * time.Millisecond
+
+// Quiescence is the policy for the prediction interval predict
+// (GHOST_PREDICT_INT):
+//   - the stalls must hold twice MinStallShare, the share below which a
+//     prediction interval's stalls are noise: one process decides here,
+//     where at a collective point the votes of all do;
+//   - over a twentieth of the interval (50 ms at the default 1 s), and at
+//     least twice the deadline, so that what an attempt may cost the others
+//     is small beside the stalls it saves;
+//   - a process that keeps failing (a user that computes with operations
+//     in flight, or holds a lock) tries at most once per interval.
+func Quiescence(predict time.Duration) QuiescePolicy {
+	return QuiescePolicy{
+		Evidence:   max(predict/20, 2*QuiesceDeadline),
+		Deadline:   QuiesceDeadline,
+		BackoffMax: max(predict, 2*QuiesceDeadline),
+		StallShare: 2 * MinStallShare,
+	}
+}

@@ -1,0 +1,277 @@
+/*
+ * Switching a window outside collectives, at a quiescence point
+ * (GHOST_ASYNC=auto; docs/design.md, "Switching where the program never
+ * meets").
+ *
+ * Every other switch happens inside a collective that every rank of the
+ * window attends (agree.c, fence.c, win_info.c). A program whose ranks
+ * never meet between its allocations and its end, such as ARMCI-MPI's
+ * NXTASK task loop, keeps the state of its last agreement for its whole
+ * run. Here a process that keeps stalling on the direct path, its
+ * completions waiting for a target that computes outside MPI, coordinates
+ * the switch to redirection itself, inside the flush that stalled:
+ *
+ *  1. It takes the window's attempt word (rank 0's line), with MPI atomics
+ *     through rank 0's bound ghost, which is always in MPI: one attempt at
+ *     a time per window, numbered. It gives up if another attempt runs.
+ *  2. It announces the attempt and the proposed state in every user's
+ *     words: a store for the users of its node, an MPI accumulate through
+ *     the user's bound ghost for the others, so that a user who computes
+ *     outside MPI finds it when it next issues an operation.
+ *  3. A user answers at the start of its next RMA operation on the window
+ *     (ghost_quiesce_check: one load of its own words). If it is quiet,
+ *     with every operation it issued on the window completed at its target
+ *     by a remote flush and no epoch whose state names the path (a lock, a
+ *     lock_all made of locks, a fence or PSCW epoch, a pending set_info),
+ *     it acknowledges and waits for the decision, driving MPI's progress
+ *     so that the operations of origins not yet quiet complete. A user that
+ *     is not quiet does not acknowledge: it goes on, on the old path, and
+ *     the attempt fails. Nothing ever flushes for it: its operations may be
+ *     waiting for a target that computes.
+ *  4. The coordinator commits when every user acknowledged before a
+ *     deadline, and aborts otherwise; it writes the decision into every
+ *     user's words and releases the attempt word.
+ *
+ * At a commit every user is inside an RMA call with nothing in flight on
+ * the window, so no operation on the old path can meet one on the new: all
+ * accumulates to a target keep one path, which MPI's atomicity needs. No
+ * user can be in one of the collectives where the state changes either, so
+ * the two kinds of points never interleave. An abort leaves every state as
+ * it was. A user's wait ends with the decision, which the coordinator
+ * always writes, deadline or not; the coordinator's wait ends at the
+ * deadline. Only processes below MPI_THREAD_MULTIPLE take part: another
+ * thread could issue on the old path while one waits.
+ *
+ * The switch goes one way: to redirection, on stalls, which only the
+ * direct path shows. The way back is the agreement of the ranks' votes at
+ * the next collective point, where every rank's cost is heard.
+ */
+#include "quiesce.h"
+#include "epoch.h"
+
+#include <sched.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+uint64_t ghost_quiesce_flip_ticks = 0;
+
+/* The policy's numbers, in ticks, from adapt.QuiescePolicy (shim/adapt.go):
+ * how long a stretch without barriers the stalls must cover, the share of
+ * it they must hold (per mille), and how long an attempt waits for the
+ * acknowledgements. */
+uint64_t ghost_quiesce_evidence_ticks = 0, ghost_quiesce_deadline_ticks = 0, ghost_quiesce_backoff_max_ticks = 0;
+int ghost_quiesce_stall_permille = 1000;
+
+void ghost_quiesce_start(ghost_win_t *w)
+{
+    w->q_seen = 0;
+    w->npending = 0;
+    ghost_quiesce_restart(w);
+    w->q_backoff = ghost_quiesce_flip_ticks ? ghost_quiesce_flip_ticks : ghost_quiesce_evidence_ticks;
+    w->q_next_try = 0;
+}
+
+void ghost_quiesce_restart(ghost_win_t *w)
+{
+    w->q_since = ghost_ticks();
+    w->q_stall = 0;
+}
+
+/* Quiet: see step 3 above. */
+static int quiet(const ghost_win_t *w)
+{
+    return w->npending == 0 && __atomic_load_n(&w->nlocked, __ATOMIC_RELAXED) == 0 &&
+           w->lockall != GHOST_LOCKALL_LOCKS && !w->fence_open && !w->access_open && w->nexposure == 0 &&
+           w->pending < 0;
+}
+
+/* One turn of a wait inside an RMA call: MPI's progress for the operations
+ * aimed at this process, then the core to whoever needs it. */
+static void wait_turn(void)
+{
+    int flag;
+    GHOST_REAL(MPI_Iprobe)(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    sched_yield();
+}
+
+/* ---- the words of other users ------------------------------------------- */
+
+/* One atomic on a word of t's line through t's bound ghost, completed:
+ * compare-and-swap when cmp is set, fetch-and-op when result is, else an
+ * accumulate. */
+static int at_ghost(ghost_win_t *w, const ghost_target_t *t, size_t field, MPI_Datatype type, MPI_Op op,
+                    const void *in, const void *cmp, void *result)
+{
+    MPI_Aint disp = t->offset + t->lock_disp + GHOST_QLINE_OFFSET + (MPI_Aint)field;
+    unsigned waiting = ghost_waiting_on;
+    int local = t->ghost_local[t->bound_idx];
+    if (local >= 0)
+        ghost_waiting_on |= 1u << local;
+    ghost_wake(t, t->bound_idx);
+    int rc;
+    if (cmp)
+        rc = P2P(GHOST_REAL(MPI_Compare_and_swap)(in, cmp, result, type, t->bound, disp, w->gwin));
+    else if (result)
+        rc = P2P(GHOST_REAL(MPI_Fetch_and_op)(in, result, type, t->bound, disp, op, w->gwin));
+    else
+        rc = P2P(GHOST_REAL(MPI_Accumulate)(in, 1, type, t->bound, disp, 1, type, op, w->gwin));
+    if (rc == MPI_SUCCESS)
+        rc = P2P(GHOST_REAL(MPI_Win_flush)(t->bound, w->gwin));
+    ghost_waiting_on = waiting;
+    return rc;
+}
+
+/* Writes a 32-bit word of user r's line, in place on this node. */
+static int write_word(ghost_win_t *w, int r, size_t field, int32_t v)
+{
+    const ghost_target_t *t = &w->t[r];
+    if (t->qline) {
+        __atomic_store_n((int32_t *)((char *)t->qline + field), v, __ATOMIC_RELEASE);
+        return MPI_SUCCESS;
+    }
+    return at_ghost(w, t, field, MPI_INT32_T, MPI_REPLACE, &v, NULL, NULL);
+}
+
+static int read_word(ghost_win_t *w, int r, size_t field, int32_t *v)
+{
+    const ghost_target_t *t = &w->t[r];
+    if (t->qline) {
+        *v = __atomic_load_n((int32_t *)((char *)t->qline + field), __ATOMIC_ACQUIRE);
+        return MPI_SUCCESS;
+    }
+    int32_t none = 0;
+    return at_ghost(w, t, field, MPI_INT32_T, MPI_NO_OP, &none, NULL, v);
+}
+
+/* ---- the user's side ---------------------------------------------------- */
+
+static void switched(ghost_win_t *w, int on)
+{
+    ghost_win_set_redirect(w, on, GHOST_POINT_QUIESCENCE);
+    ghost_quiesce_restart(w);
+}
+
+void ghost_quiesce_answer(ghost_win_t *w)
+{
+    ghost_qline_t *me = w->qline;
+    int32_t ann = __atomic_load_n(&me->ann, __ATOMIC_ACQUIRE), k = ann >> 1;
+    w->q_seen = ann;
+    /* Decided already: aborted, since it could not commit without us. */
+    if (__atomic_load_n(&me->dec, __ATOMIC_ACQUIRE) >= k || !quiet(w))
+        return;
+    __atomic_store_n(&me->acked, k, __ATOMIC_RELEASE);
+    uint64_t t0 = ghost_ticks();
+    while (__atomic_load_n(&me->dec, __ATOMIC_ACQUIRE) < k)
+        wait_turn();
+    /* Waiting for the others is neither communication nor computation. */
+    if (GHOST_PROFILING())
+        ghost_prof_wait(ghost_ticks() - t0);
+    int32_t c = __atomic_load_n(&me->commit, __ATOMIC_ACQUIRE);
+    if (c >> 1 == k)
+        switched(w, c & 1);
+}
+
+/* ---- the coordinator's side --------------------------------------------- */
+
+/* Takes the window's attempt word: *word is its value before, even (no
+ * attempt running), and the new attempt's number is *word / 2 + 1. */
+static int take_attempt(ghost_win_t *w, int64_t *word)
+{
+    const ghost_target_t *root = &w->t[0];
+    int64_t none = 0, cur, next, old;
+    if (at_ghost(w, root, offsetof(ghost_qline_t, attempt), MPI_INT64_T, MPI_NO_OP, &none, NULL, &cur) !=
+            MPI_SUCCESS ||
+        (cur & 1))
+        return 0;
+    next = cur + 1;
+    if (at_ghost(w, root, offsetof(ghost_qline_t, attempt), MPI_INT64_T, MPI_NO_OP, &next, &cur, &old) !=
+            MPI_SUCCESS ||
+        old != cur)
+        return 0;
+    *word = cur;
+    return 1;
+}
+
+static void release_attempt(ghost_win_t *w, int64_t word)
+{
+    int64_t next = word + 2;
+    at_ghost(w, &w->t[0], offsetof(ghost_qline_t, attempt), MPI_INT64_T, MPI_REPLACE, &next, NULL, NULL);
+}
+
+/* Waits until every user acknowledged attempt k or the deadline passed;
+ * returns whether all did. */
+static int collect(ghost_win_t *w, int32_t k)
+{
+    char *acked = calloc((size_t)w->nusers, 1);
+    if (!acked)
+        return 0;
+    acked[w->rank] = 1;
+    int missing = w->nusers - 1, rc = MPI_SUCCESS;
+    uint64_t deadline = ghost_ticks() + ghost_quiesce_deadline_ticks;
+    for (;;) {
+        for (int r = 0; r < w->nusers && rc == MPI_SUCCESS; r++) {
+            int32_t a = 0;
+            if (!acked[r] && (rc = read_word(w, r, offsetof(ghost_qline_t, acked), &a)) == MPI_SUCCESS && a == k) {
+                acked[r] = 1;
+                missing--;
+            }
+        }
+        if (missing == 0 || rc != MPI_SUCCESS || ghost_ticks() > deadline)
+            break;
+        wait_turn();
+    }
+    free(acked);
+    return missing == 0 && rc == MPI_SUCCESS;
+}
+
+static void coordinate(ghost_win_t *w, int want)
+{
+    uint64_t t0 = ghost_ticks();
+    int64_t word;
+    if (!take_attempt(w, &word)) {
+        w->q_next_try = ghost_ticks() + w->q_backoff;
+        return;
+    }
+    int32_t k = (int32_t)(word / 2 + 1), ann = k * 2 + want;
+    w->q_seen = ann;
+    __atomic_store_n(&w->qline->acked, k, __ATOMIC_RELEASE);
+    int rc = MPI_SUCCESS;
+    for (int r = 0; r < w->nusers && rc == MPI_SUCCESS; r++)
+        rc = write_word(w, r, offsetof(ghost_qline_t, ann), ann);
+    int commit = rc == MPI_SUCCESS && collect(w, k);
+    for (int r = 0; r < w->nusers && commit; r++)
+        commit = write_word(w, r, offsetof(ghost_qline_t, commit), ann) == MPI_SUCCESS;
+    /* Every user hears the decision, announced or not, or one that saw the
+     * announcement would wait for ever. */
+    for (int r = 0; r < w->nusers; r++)
+        write_word(w, r, offsetof(ghost_qline_t, dec), k);
+    release_attempt(w, word);
+    if (GHOST_PROFILING())
+        ghost_prof_wait(ghost_ticks() - t0);
+    if (commit) {
+        switched(w, want);
+        w->q_backoff = ghost_quiesce_evidence_ticks;
+    } else if (!ghost_quiesce_flip_ticks && w->q_backoff < ghost_quiesce_backoff_max_ticks) {
+        w->q_backoff *= 2;
+    }
+    if (ghost_quiesce_flip_ticks)
+        w->q_backoff = ghost_quiesce_flip_ticks;
+    w->q_next_try = ghost_ticks() + w->q_backoff;
+}
+
+void ghost_quiesce_consider(ghost_win_t *w)
+{
+    uint64_t now = ghost_ticks();
+    if (now < w->q_next_try || w->nusers < 2)
+        return;
+    int want = 1;
+    if (ghost_quiesce_flip_ticks) {
+        want = !w->redirect;
+    } else {
+        uint64_t span = now - w->q_since;
+        if (w->redirect || span < ghost_quiesce_evidence_ticks || w->q_stall * 1000 < span * (uint64_t)ghost_quiesce_stall_permille)
+            return;
+    }
+    if (quiet(w))
+        coordinate(w, want);
+}

@@ -1,0 +1,144 @@
+/* Switches outside collectives (GHOST_ASYNC=auto, c/quiesce.c) in a
+ * program whose ranks never meet between their allocations and their end:
+ * the windows stay under lock_all(MPI_MODE_NOCHECK) or lock epochs, and
+ * the only barrier comes after the work.
+ *
+ *  A (MPI_COMM_WORLD): every rank counts on rank 0 with MPI_Accumulate,
+ *    MPI_Fetch_and_op and a Compare_and_swap loop, each completed by
+ *    MPI_Win_flush: quiet after every flush, so it may switch.
+ *  B (MPI_COMM_WORLD): every rank accumulates into its right neighbour and
+ *    completes only locally (MPI_Win_flush_local): its operations stay in
+ *    flight until the final flush_all, so no rank is ever quiet on B, and
+ *    B must keep its state although its flushes keep asking.
+ *  C (MPI_COMM_WORLD): exclusive lock epochs on rank 0 (lock, accumulate,
+ *    unlock): a rank inside one is not quiet.
+ *  E (the even ranks): a fetch-and-op counter on E's rank 0, completed by
+ *    flush: switches among its own ranks only.
+ *
+ * Rank 0 computes compute_ms outside MPI after each of its iterations, so
+ * that the others' completions on A and E stall on it (the stall rule);
+ * with GHOST_TEST_FAULT=quiesce_flip:D every rank also coordinates flips
+ * to the other state, both ways, after its flushes. At the end every
+ * counter must be exact, and after the barrier every rank of a window
+ * holds the same state. Rank 0 prints "states A=on|off B=... C=... E=...".
+ * Usage: quiesce [seconds] [compute_ms] */
+#include "check.h"
+#include "async_state.h"
+#include <stdlib.h>
+#include <string.h>
+
+enum { ACC, FOP, CAS, SLOTS };
+
+static void agree_on(MPI_Win win, MPI_Comm comm, const char *name)
+{
+    int on = state_on(win), lo, hi;
+    MPI_Allreduce(&on, &lo, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Allreduce(&on, &hi, 1, MPI_INT, MPI_MAX, comm);
+    CHECK(lo == hi, "window %s: the ranks disagree on its state after the barrier", name);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    double seconds = argc > 1 ? atof(argv[1]) : 1.0;
+    double compute_s = (argc > 2 ? atof(argv[2]) : 2) / 1000;
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm even;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2 == 0 ? 0 : MPI_UNDEFINED, rank, &even);
+
+    long *a, *b, *c, *e = NULL;
+    MPI_Win wa, wb, wc, we = MPI_WIN_NULL;
+    MPI_Win_allocate(SLOTS * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &a, &wa);
+    MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &b, &wb);
+    MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &c, &wc);
+    memset(a, 0, SLOTS * sizeof(long));
+    *b = *c = 0;
+    if (even != MPI_COMM_NULL) {
+        MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, even, &e, &we);
+        *e = 0;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, wa);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, wb);
+    if (we != MPI_WIN_NULL)
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, we);
+
+    int right = (rank + 1) % size;
+    long iters = 0, one = 1, old;
+    double t0 = MPI_Wtime();
+    while (MPI_Wtime() - t0 < seconds) {
+        MPI_Accumulate(&one, 1, MPI_LONG, 0, ACC, 1, MPI_LONG, MPI_SUM, wa);
+        MPI_Fetch_and_op(&one, &old, MPI_LONG, 0, FOP, MPI_SUM, wa);
+        MPI_Win_flush(0, wa);
+        for (long seen = -1;;) {
+            MPI_Get_accumulate(NULL, 0, MPI_LONG, &seen, 1, MPI_LONG, 0, CAS, 1, MPI_LONG, MPI_NO_OP, wa);
+            MPI_Win_flush(0, wa);
+            long next = seen + 1, got;
+            MPI_Compare_and_swap(&next, &seen, &got, MPI_LONG, 0, CAS, wa);
+            MPI_Win_flush(0, wa);
+            if (got == seen)
+                break;
+        }
+        MPI_Accumulate(&one, 1, MPI_LONG, right, 0, 1, MPI_LONG, MPI_SUM, wb);
+        MPI_Win_flush_local(right, wb);
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, wc);
+        MPI_Accumulate(&one, 1, MPI_LONG, 0, 0, 1, MPI_LONG, MPI_SUM, wc);
+        MPI_Win_unlock(0, wc);
+        if (we != MPI_WIN_NULL) {
+            MPI_Fetch_and_op(&one, &old, MPI_LONG, 0, 0, MPI_SUM, we);
+            MPI_Win_flush(0, we);
+        }
+        iters++;
+        if (rank == 0)
+            compute_until(MPI_Wtime() + compute_s);
+    }
+    MPI_Win_flush_all(wa);
+    MPI_Win_flush_all(wb);
+    if (we != MPI_WIN_NULL)
+        MPI_Win_flush_all(we);
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    agree_on(wa, MPI_COMM_WORLD, "A");
+    agree_on(wb, MPI_COMM_WORLD, "B");
+    agree_on(wc, MPI_COMM_WORLD, "C");
+    if (even != MPI_COMM_NULL)
+        agree_on(we, even, "E");
+
+    long total = 0, even_total = 0, left_iters = 0, mine_even = rank % 2 == 0 ? iters : 0;
+    MPI_Allreduce(&iters, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine_even, &even_total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Sendrecv(&iters, 1, MPI_LONG, right, 0, &left_iters, 1, MPI_LONG, (rank + size - 1) % size, 0,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    /* The window memory is read after the barrier that followed every
+     * origin's flush_all (MPI_Win_sync orders the loads with it). */
+    MPI_Win_sync(wa);
+    MPI_Win_sync(wb);
+    CHECK(*b == left_iters, "B: %ld accumulates arrived from the left neighbour, which made %ld", *b, left_iters);
+    if (rank == 0) {
+        for (int s = 0; s < SLOTS; s++)
+            CHECK(a[s] == total, "A slot %d holds %ld, want %ld", s, a[s], total);
+        MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, wc);
+        CHECK(*c == total, "C holds %ld, want %ld", *c, total);
+        MPI_Win_unlock(0, wc);
+        CHECK(*e == even_total, "E holds %ld, want %ld", *e, even_total);
+        printf("states A=%s B=%s C=%s E=%s iterations %ld\n", state_on(wa) ? "on" : "off", state_on(wb) ? "on" : "off",
+               state_on(wc) ? "on" : "off", state_on(we) ? "on" : "off", total);
+        fflush(stdout);
+    }
+
+    MPI_Win_unlock_all(wa);
+    MPI_Win_unlock_all(wb);
+    if (we != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(we);
+        MPI_Win_free(&we);
+        MPI_Comm_free(&even);
+    }
+    MPI_Win_free(&wc);
+    MPI_Win_free(&wb);
+    MPI_Win_free(&wa);
+    check_summary();
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,129 @@
+package test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/ghost-mpi/ghost/internal/metrics"
+	"github.com/ghost-mpi/ghost/profile"
+)
+
+// GHOST_ASYNC=auto in a program whose ranks never meet between their
+// allocations and their end (test/programs/quiesce.c): windows switch at
+// quiescence points, outside collectives, and counters updated with ACC,
+// FOP and CAS loops across the switches stay exact. The window whose
+// operations are always in flight (B, flush_local only) and the one used
+// in lock epochs only (C) never switch there. With
+// GHOST_TEST_FAULT=quiesce_flip every rank coordinates flips both ways
+// after its flushes, so the protocol runs dozens of times; without it, the
+// stall rule switches window A to redirection, since rank 0 computes while
+// the others wait on it. The trace and the metrics record every such
+// switch at point "quiescence". The ompi_ case runs the program built with
+// Open MPI (libghost-openmpi.so).
+func TestQuiescenceSwitchesSafely(t *testing.T) {
+	needMPI(t)
+	states := regexp.MustCompile(`(?m)^states A=(on|off) B=(on|off) C=(on|off) E=(on|off) iterations (\d+)$`)
+	for _, c := range []struct {
+		name   string
+		users  int
+		ghosts int
+		hosts  string
+		flip   bool
+		ompi   bool
+	}{
+		{"g1_2nodes_flip", 4, 1, "nodeA:3,nodeB:3", true, false},
+		{"g2_2nodes_flip", 4, 2, "nodeA:4,nodeB:4", true, false},
+		{"g1_flip", 3, 1, "", true, false},
+		{"g1_2nodes_stalls", 4, 1, "nodeA:3,nodeB:3", false, false},
+		{"ompi_g1_2nodes_flip", 4, 1, "nodeA:3,nodeB:3", true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bin := programFor(t, mpiOf(c.ompi), "programs", "quiesce.c")
+			dir := t.TempDir()
+			trace := filepath.Join(dir, "trace.jsonl")
+			textfiles := filepath.Join(dir, "metrics")
+			if err := os.Mkdir(textfiles, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			env := []string{"GHOST_ASYNC=auto", "GHOST_TRACE=" + trace,
+				"GHOST_METRICS_TEXTFILE=" + textfiles, fmt.Sprintf("GHOST_METRICS_ADDR=127.0.0.1:%d", freePort(t)),
+				// On one node the windows would be node-local, with
+				// nothing to switch: test the ghost path there too.
+				"GHOST_NODE_LOCAL=off"}
+			if c.flip {
+				env = append(env, "GHOST_TEST_FAULT=quiesce_flip:5ms")
+			}
+			r := ghostRun(t, job{users: c.users, ghosts: c.ghosts, hosts: c.hosts, env: env,
+				args: []string{bin, "1", "2"}})
+			expectChecks(t, r, c.users)
+			if m := states.FindStringSubmatch(r.stdout); m == nil {
+				t.Fatalf("no states line:\n%s", r)
+			}
+
+			records, err := profile.ReadFile(trace)
+			if err != nil {
+				t.Fatalf("reading the trace: %v\n%s", err, r)
+			}
+			// The windows in the order of allocation: A, B, C, E.
+			var ids []int64
+			byWindow := map[int64][2]int{} // quiescence switches to off, to on
+			for _, e := range profile.Switches(records) {
+				if !slices.Contains(ids, e.Window) {
+					ids = append(ids, e.Window)
+				}
+				switch e.Point {
+				case profile.PointQuiescence:
+					n := byWindow[e.Window]
+					if e.To == profile.StateOn {
+						n[1]++
+					} else {
+						n[0]++
+					}
+					byWindow[e.Window] = n
+				case profile.PointAllocation, profile.PointImplicit:
+				default:
+					t.Errorf("switch %+v at a point the program never reaches", e)
+				}
+			}
+			slices.Sort(ids)
+			if len(ids) < 3 {
+				t.Fatalf("switches of %d windows in the trace, want A, B and C at least\n%s", len(ids), r)
+			}
+			a, b, cw := byWindow[ids[0]], byWindow[ids[1]], byWindow[ids[2]]
+			t.Logf("quiescence switches (to off, to on): A %v, B %v, C %v; all %v", a, b, cw, byWindow)
+			if b != [2]int{} || cw != [2]int{} {
+				t.Errorf("B (operations always in flight) switched %v, C (lock epochs) %v at quiescence points, want none", b, cw)
+			}
+			// Under Open MPI on fake nodes, where every operation through a
+			// ghost of the other node costs milliseconds, most attempts run
+			// out of time: one switch proves the path.
+			if c.flip && !c.ompi && (a[0] == 0 || a[1] == 0) {
+				t.Errorf("A switched %v times (to off, to on) under quiesce_flip, want both ways", a)
+			}
+			if c.flip && c.ompi && a[0]+a[1] == 0 {
+				t.Errorf("A never switched at a quiescence point under quiesce_flip")
+			}
+			if !c.flip && a[1] == 0 {
+				t.Errorf("A never switched to redirection at a quiescence point, though rank 0 computes while the others wait on it")
+			}
+
+			files, _ := filepath.Glob(filepath.Join(textfiles, "*.prom"))
+			recs, err := metrics.ReadTextfiles(files)
+			if err != nil || len(recs) == 0 {
+				t.Fatalf("metrics textfiles %v: %v\n%s", files, err, r)
+			}
+			var switched float64
+			for _, rec := range recs {
+				row := rec.Points["quiescence"]
+				switched += row[0] + row[1]
+			}
+			if switched == 0 {
+				t.Errorf("no transition counted at point quiescence in the metrics")
+			}
+		})
+	}
+}
