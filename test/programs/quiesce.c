@@ -5,7 +5,12 @@
  *
  *  A (MPI_COMM_WORLD): every rank counts on rank 0 with MPI_Accumulate,
  *    MPI_Fetch_and_op and a Compare_and_swap loop, each completed by
- *    MPI_Win_flush: quiet after every flush, so it may switch.
+ *    MPI_Win_flush: quiet after every flush, so it may switch. Each rank
+ *    also writes its own slot of rank 0 and of its right neighbour with
+ *    MPI_Put and MPI_Rput and reads it back with MPI_Get and MPI_Rget after
+ *    a flush, and replaces a word with MPI_Accumulate(MPI_REPLACE) that an
+ *    MPI_Get_accumulate(MPI_NO_OP) right after it, unflushed, must see
+ *    (MPI's default accumulate ordering), whatever the path of each.
  *  B (MPI_COMM_WORLD): every rank accumulates into its right neighbour and
  *    completes only locally (MPI_Win_flush_local): its operations stay in
  *    flight until the final flush_all, so no rank is ever quiet on B, and
@@ -28,6 +33,7 @@
 #include <string.h>
 
 enum { ACC, FOP, CAS, SLOTS };
+/* Then, per rank r: its PUT slot at SLOTS + 2r, its REPLACE slot at SLOTS + 2r + 1. */
 
 static void agree_on(MPI_Win win, MPI_Comm comm, const char *name)
 {
@@ -50,10 +56,11 @@ int main(int argc, char **argv)
 
     long *a, *b, *c, *e = NULL;
     MPI_Win wa, wb, wc, we = MPI_WIN_NULL;
-    MPI_Win_allocate(SLOTS * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &a, &wa);
+    int awords = SLOTS + 2 * size;
+    MPI_Win_allocate(awords * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &a, &wa);
     MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &b, &wb);
     MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &c, &wc);
-    memset(a, 0, SLOTS * sizeof(long));
+    memset(a, 0, awords * sizeof(long));
     *b = *c = 0;
     if (even != MPI_COMM_NULL) {
         MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, even, &e, &we);
@@ -80,6 +87,33 @@ int main(int argc, char **argv)
             MPI_Win_flush(0, wa);
             if (got == seen)
                 break;
+        }
+        /* Data on both paths, to rank 0 and to the right neighbour. */
+        long mine = (long)rank << 40 | iters, back = -1, ordered = -1;
+        MPI_Aint put_slot = SLOTS + 2 * rank, rep_slot = put_slot + 1;
+        for (int k = 0; k < 2; k++) {
+            int target = k == 0 ? 0 : right;
+            MPI_Request req;
+            if (iters % 2 == 0) {
+                MPI_Put(&mine, 1, MPI_LONG, target, put_slot, 1, MPI_LONG, wa);
+            } else {
+                MPI_Rput(&mine, 1, MPI_LONG, target, put_slot, 1, MPI_LONG, wa, &req);
+                MPI_Wait(&req, MPI_STATUS_IGNORE);
+            }
+            MPI_Win_flush(target, wa);
+            if (iters % 2 == 0) {
+                MPI_Get(&back, 1, MPI_LONG, target, put_slot, 1, MPI_LONG, wa);
+                MPI_Win_flush(target, wa);
+            } else {
+                MPI_Rget(&back, 1, MPI_LONG, target, put_slot, 1, MPI_LONG, wa, &req);
+                MPI_Wait(&req, MPI_STATUS_IGNORE);
+            }
+            CHECK(back == mine, "iteration %ld: read %lx back from rank %d, wrote %lx", iters, back, target, mine);
+            MPI_Accumulate(&mine, 1, MPI_LONG, target, rep_slot, 1, MPI_LONG, MPI_REPLACE, wa);
+            MPI_Get_accumulate(NULL, 0, MPI_LONG, &ordered, 1, MPI_LONG, target, rep_slot, 1, MPI_LONG, MPI_NO_OP, wa);
+            MPI_Win_flush(target, wa);
+            CHECK(ordered == mine, "iteration %ld: the get-accumulate after a replace at rank %d read %lx, want %lx",
+                  iters, target, ordered, mine);
         }
         MPI_Accumulate(&one, 1, MPI_LONG, right, 0, 1, MPI_LONG, MPI_SUM, wb);
         MPI_Win_flush_local(right, wb);
