@@ -25,8 +25,8 @@
  *     lock_all made of locks, a fence or PSCW epoch, a pending set_info),
  *     it acknowledges and waits for the decision, driving MPI's progress
  *     so that the operations of origins not yet quiet complete. A user that
- *     is not quiet does not acknowledge: it goes on, on the old path, and
- *     the attempt fails. Nothing ever flushes for it: its operations may be
+ *     is not quiet declines: it goes on, on the old path, and the attempt
+ *     fails at once. Nothing ever flushes for it: its operations may be
  *     waiting for a target that computes.
  *  4. The coordinator commits when every user acknowledged before a
  *     deadline, and aborts otherwise; it writes the decision into every
@@ -52,6 +52,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <time.h>
 
 uint64_t ghost_quiesce_flip_ticks = 0;
 
@@ -86,12 +87,24 @@ static int quiet(const ghost_win_t *w)
 }
 
 /* One turn of a wait inside an RMA call: MPI's progress for the operations
- * aimed at this process, then the core to whoever needs it. */
-static void wait_turn(void)
+ * aimed at this process, then the core to whoever needs it. After a few
+ * turns the wait sleeps between polls instead of yielding: where cores are
+ * shared, a yield hands the core to nobody (the scheduler picks the yielder
+ * again), and every process that waits here would keep the ghosts that
+ * carry the attempt's messages, and the users still to answer, off the
+ * cores. A sleep delays the operations that other origins complete at this
+ * process by that much at most. */
+enum { WAIT_YIELDS = 16, WAIT_SLEEP_NS = 50000 };
+static void wait_turn(int *turns)
 {
     int flag;
     GHOST_REAL(MPI_Iprobe)(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-    sched_yield();
+    if ((*turns)++ < WAIT_YIELDS) {
+        sched_yield();
+    } else {
+        struct timespec ts = {0, WAIT_SLEEP_NS};
+        nanosleep(&ts, NULL);
+    }
 }
 
 /* ---- the words of other users ------------------------------------------- */
@@ -121,7 +134,8 @@ static int at_ghost(ghost_win_t *w, const ghost_target_t *t, size_t field, MPI_D
     return rc;
 }
 
-/* Writes a 32-bit word of user r's line, in place on this node. */
+/* Writes a 32-bit word of user r's line: in place when r is on this node,
+ * else through r's bound ghost. */
 static int write_word(ghost_win_t *w, int r, size_t field, int32_t v)
 {
     const ghost_target_t *t = &w->t[r];
@@ -132,6 +146,7 @@ static int write_word(ghost_win_t *w, int r, size_t field, int32_t v)
     return at_ghost(w, t, field, MPI_INT32_T, MPI_REPLACE, &v, NULL, NULL);
 }
 
+/* Reads one, the same way. */
 static int read_word(ghost_win_t *w, int r, size_t field, int32_t *v)
 {
     const ghost_target_t *t = &w->t[r];
@@ -157,12 +172,19 @@ void ghost_quiesce_answer(ghost_win_t *w)
     int32_t ann = __atomic_load_n(&me->ann, __ATOMIC_ACQUIRE), k = ann >> 1;
     w->q_seen = ann;
     /* Decided already: aborted, since it could not commit without us. */
-    if (__atomic_load_n(&me->dec, __ATOMIC_ACQUIRE) >= k || !quiet(w))
+    if (__atomic_load_n(&me->dec, __ATOMIC_ACQUIRE) >= k)
         return;
+    /* Not quiet: say so, and the coordinator gives up at once instead of
+     * waiting out its deadline. */
+    if (!quiet(w)) {
+        __atomic_store_n(&me->acked, -k, __ATOMIC_RELEASE);
+        return;
+    }
     __atomic_store_n(&me->acked, k, __ATOMIC_RELEASE);
     uint64_t t0 = ghost_ticks();
+    int turns = 0;
     while (__atomic_load_n(&me->dec, __ATOMIC_ACQUIRE) < k)
-        wait_turn();
+        wait_turn(&turns);
     /* Waiting for the others is neither communication nor computation. */
     if (GHOST_PROFILING())
         ghost_prof_wait(ghost_ticks() - t0);
@@ -198,27 +220,52 @@ static void release_attempt(ghost_win_t *w, int64_t word)
     at_ghost(w, &w->t[0], offsetof(ghost_qline_t, attempt), MPI_INT64_T, MPI_REPLACE, &next, NULL, NULL);
 }
 
-/* Waits until every user acknowledged attempt k or the deadline passed;
- * returns whether all did. */
-static int collect(ghost_win_t *w, int32_t k)
+/* Whether an attempt on another window, with a lower id, waits for this
+ * process: two processes that coordinate at once, each waiting for the
+ * other's answer, would both wait out their deadlines. The attempt on the
+ * lower id goes on; the other gives way and tries again after it. */
+static int outranked(const ghost_win_t *w)
+{
+    ghost_win_t *wins[64];
+    int n = ghost_win_list(wins, 64);
+    for (int i = 0; i < n; i++) {
+        const ghost_win_t *v = wins[i];
+        if (v == w || !v->quiesce || v->id > w->id)
+            continue;
+        int32_t ann = __atomic_load_n(&v->qline->ann, __ATOMIC_ACQUIRE);
+        if (ann != v->q_seen && __atomic_load_n(&v->qline->dec, __ATOMIC_ACQUIRE) < ann >> 1)
+            return 1;
+    }
+    return 0;
+}
+
+/* Waits until every user acknowledged attempt k, one declined it, the
+ * deadline passed or an attempt on a window with a lower id waits for
+ * this process (*gave_way); returns whether all acknowledged. */
+static int collect(ghost_win_t *w, int32_t k, int *gave_way)
 {
     char *acked = calloc((size_t)w->nusers, 1);
     if (!acked)
         return 0;
     acked[w->rank] = 1;
-    int missing = w->nusers - 1, rc = MPI_SUCCESS;
+    int missing = w->nusers - 1, declined = 0, rc = MPI_SUCCESS, turns = 0;
     uint64_t deadline = ghost_ticks() + ghost_quiesce_deadline_ticks;
     for (;;) {
-        for (int r = 0; r < w->nusers && rc == MPI_SUCCESS; r++) {
+        for (int r = 0; r < w->nusers && rc == MPI_SUCCESS && !declined; r++) {
             int32_t a = 0;
-            if (!acked[r] && (rc = read_word(w, r, offsetof(ghost_qline_t, acked), &a)) == MPI_SUCCESS && a == k) {
+            if (acked[r] || (rc = read_word(w, r, offsetof(ghost_qline_t, acked), &a)) != MPI_SUCCESS)
+                continue;
+            if (a == k) {
                 acked[r] = 1;
                 missing--;
             }
+            declined = a == -k;
         }
-        if (missing == 0 || rc != MPI_SUCCESS || ghost_ticks() > deadline)
+        if (missing == 0 || declined || rc != MPI_SUCCESS || ghost_ticks() > deadline)
             break;
-        wait_turn();
+        if ((*gave_way = outranked(w)))
+            break;
+        wait_turn(&turns);
     }
     free(acked);
     return missing == 0 && rc == MPI_SUCCESS;
@@ -238,7 +285,8 @@ static void coordinate(ghost_win_t *w, int want)
     int rc = MPI_SUCCESS;
     for (int r = 0; r < w->nusers && rc == MPI_SUCCESS; r++)
         rc = write_word(w, r, offsetof(ghost_qline_t, ann), ann);
-    int commit = rc == MPI_SUCCESS && collect(w, k);
+    int gave_way = 0;
+    int commit = rc == MPI_SUCCESS && collect(w, k, &gave_way);
     for (int r = 0; r < w->nusers && commit; r++)
         commit = write_word(w, r, offsetof(ghost_qline_t, commit), ann) == MPI_SUCCESS;
     /* Every user hears the decision, announced or not, or one that saw the
@@ -251,12 +299,14 @@ static void coordinate(ghost_win_t *w, int want)
     if (commit) {
         switched(w, want);
         w->q_backoff = ghost_quiesce_evidence_ticks;
-    } else if (!ghost_quiesce_flip_ticks && w->q_backoff < ghost_quiesce_backoff_max_ticks) {
+    } else if (!ghost_quiesce_flip_ticks && !gave_way && w->q_backoff < ghost_quiesce_backoff_max_ticks) {
         w->q_backoff *= 2;
     }
     if (ghost_quiesce_flip_ticks)
         w->q_backoff = ghost_quiesce_flip_ticks;
-    w->q_next_try = ghost_ticks() + w->q_backoff;
+    /* Having given way, try again at the next flush after the other
+     * attempt: the stalls that called for this one are still there. */
+    w->q_next_try = gave_way ? 0 : ghost_ticks() + w->q_backoff;
 }
 
 void ghost_quiesce_consider(ghost_win_t *w)

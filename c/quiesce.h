@@ -16,7 +16,7 @@
 typedef struct ghost_qline {
     int32_t ann;     /* the latest attempt announced: (attempt << 1) | proposed state */
     int32_t dec;     /* the latest attempt decided */
-    int32_t acked;   /* the latest attempt this user is quiet for, and waits on */
+    int32_t acked;   /* the latest attempt this user is quiet for and waits on, or minus the latest it declined */
     int32_t commit;  /* the latest attempt committed: (attempt << 1) | its state */
     int64_t attempt; /* rank 0's: 2 * attempts begun, + 1 while one runs */
     int64_t unused;
