@@ -135,3 +135,21 @@ int ghost_flush_global(ghost_win_t *w, int (*flush)(int, MPI_Win))
         rc = ghost_flush_target(w, &w->t[COVERED_RANK(list, i)], flush);
     return rc;
 }
+
+int ghost_atomic_completed(ghost_win_t *w, int rank, MPI_Aint disp, unsigned mask, MPI_Datatype type, MPI_Op op,
+                           const void *in, const void *cmp, void *result)
+{
+    unsigned waiting = ghost_waiting_on;
+    ghost_waiting_on |= mask;
+    int rc;
+    if (cmp)
+        rc = P2P(GHOST_REAL(MPI_Compare_and_swap)(in, cmp, result, type, rank, disp, w->gwin));
+    else if (result)
+        rc = P2P(GHOST_REAL(MPI_Fetch_and_op)(in, result, type, rank, disp, op, w->gwin));
+    else
+        rc = P2P(GHOST_REAL(MPI_Accumulate)(in, 1, type, rank, disp, 1, type, op, w->gwin));
+    if (rc == MPI_SUCCESS)
+        rc = P2P(GHOST_REAL(MPI_Win_flush)(rank, w->gwin));
+    ghost_waiting_on = waiting;
+    return rc;
+}

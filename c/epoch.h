@@ -36,6 +36,13 @@ void ghost_untouch_all(ghost_win_t *w);
  * the global window, with flush (MPI_Win_flush or MPI_Win_flush_local). */
 int ghost_flush_target(ghost_win_t *w, ghost_target_t *t, int (*flush)(int, MPI_Win));
 int ghost_flush_global(ghost_win_t *w, int (*flush)(int, MPI_Win));
+/* One MPI atomic on the global window at (rank, disp), completed by a
+ * flush of rank, while this thread waits on the ghosts of this node in
+ * mask (ghost_waiting_on): compare-and-swap when cmp is set, fetch-and-op
+ * when result is, else an accumulate. Lock words (lock.c) and quiescence
+ * words (quiesce.c) go through their agent this way. */
+int ghost_atomic_completed(ghost_win_t *w, int rank, MPI_Aint disp, unsigned mask, MPI_Datatype type, MPI_Op op,
+                           const void *in, const void *cmp, void *result);
 
 /* The barrier of a fence or of a symmetric MPI_Win_set_info (fence.c). */
 int ghost_agreeing_barrier(ghost_win_t *w, int *agreed);

@@ -77,16 +77,8 @@ static unsigned word_waiting_mask(const ghost_win_t *w, const ghost_target_t *t)
 static int word_atomic(ghost_win_t *w, const ghost_target_t *t, int64_t add, const int64_t *cmp,
                        int64_t *old, MPI_Op op)
 {
-    unsigned waiting = ghost_waiting_on;
-    ghost_waiting_on |= word_waiting_mask(w, t);
-    int rc = cmp ? P2P(GHOST_REAL(MPI_Compare_and_swap)(&add, cmp, old, MPI_INT64_T, t->locked_rank,
-                                                        t->locked_word, w->gwin))
-                 : P2P(GHOST_REAL(MPI_Fetch_and_op)(&add, old, MPI_INT64_T, t->locked_rank,
-                                                    t->locked_word, op, w->gwin));
-    if (rc == MPI_SUCCESS)
-        rc = P2P(GHOST_REAL(MPI_Win_flush)(t->locked_rank, w->gwin));
-    ghost_waiting_on = waiting;
-    return rc;
+    return ghost_atomic_completed(w, t->locked_rank, t->locked_word, word_waiting_mask(w, t), MPI_INT64_T, op,
+                                  &add, cmp, old);
 }
 
 static inline int word_add(ghost_win_t *w, const ghost_target_t *t, int64_t add, int64_t *old)

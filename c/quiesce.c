@@ -109,29 +109,15 @@ static void wait_turn(int *turns)
 
 /* ---- the words of other users ------------------------------------------- */
 
-/* One atomic on a word of t's line through t's bound ghost, completed:
- * compare-and-swap when cmp is set, fetch-and-op when result is, else an
- * accumulate. */
+/* One atomic on a word of t's line through t's bound ghost, completed
+ * (ghost_atomic_completed). */
 static int at_ghost(ghost_win_t *w, const ghost_target_t *t, size_t field, MPI_Datatype type, MPI_Op op,
                     const void *in, const void *cmp, void *result)
 {
-    MPI_Aint disp = t->offset + t->lock_disp + GHOST_QLINE_OFFSET + (MPI_Aint)field;
-    unsigned waiting = ghost_waiting_on;
     int local = t->ghost_local[t->bound_idx];
-    if (local >= 0)
-        ghost_waiting_on |= 1u << local;
     ghost_wake(t, t->bound_idx);
-    int rc;
-    if (cmp)
-        rc = P2P(GHOST_REAL(MPI_Compare_and_swap)(in, cmp, result, type, t->bound, disp, w->gwin));
-    else if (result)
-        rc = P2P(GHOST_REAL(MPI_Fetch_and_op)(in, result, type, t->bound, disp, op, w->gwin));
-    else
-        rc = P2P(GHOST_REAL(MPI_Accumulate)(in, 1, type, t->bound, disp, 1, type, op, w->gwin));
-    if (rc == MPI_SUCCESS)
-        rc = P2P(GHOST_REAL(MPI_Win_flush)(t->bound, w->gwin));
-    ghost_waiting_on = waiting;
-    return rc;
+    return ghost_atomic_completed(w, t->bound, t->offset + t->lock_disp + GHOST_QLINE_OFFSET + (MPI_Aint)field,
+                                  local >= 0 ? 1u << local : 0, type, op, in, cmp, result);
 }
 
 /* Writes a 32-bit word of user r's line: in place when r is on this node,
