@@ -227,13 +227,7 @@ var Vars = []Var{
 	{
 		Name: "GHOST_NODE_LOCAL", ReadBy: "library (users)", Accepted: "on or off (also 1/0, true/false, yes/no)", Default: "on",
 		Doc: "on: an MPI_Win_allocate window whose processes all lie on one node is served in the node's shared memory by the origins themselves, with no ghost and no MPI progress involved (docs/design.md, the node-local path). off: such windows are built like windows that span nodes: through the ghosts, or MPICH's own when there are none. For comparisons and as an escape hatch.",
-		set: func(c *Config, v string) bool {
-			b, ok := ParseBool(v)
-			if ok {
-				c.NodeLocalOff = !b
-			}
-			return ok
-		},
+		set: func(c *Config, v string) bool { return parseOff(v, &c.NodeLocalOff) },
 	},
 	{
 		Name: "GHOST_WAIT", ReadBy: "library (ghosts)", Accepted: "spin, yield or adaptive", Default: "adaptive",
@@ -272,13 +266,7 @@ var Vars = []Var{
 	{
 		Name: "GHOST_QUIESCE", ReadBy: "library (users)", Accepted: "on or off (also 1/0, true/false, yes/no)", Default: "on",
 		Doc: "Under GHOST_ASYNC=auto, whether a window may switch to redirection outside collectives: a process whose completions on the direct path keep waiting for a target that computes (10% of the time over 1/20 of GHOST_PREDICT_INT without a barrier) asks every user of the window, at their next RMA call, to be quiet (all their operations on it completed), and switches it when all are. For programs that never meet between their allocations and their end, such as a task loop over a shared counter. off leaves switching to the collective points.",
-		set: func(c *Config, v string) bool {
-			b, ok := ParseBool(v)
-			if ok {
-				c.QuiesceOff = !b
-			}
-			return ok
-		},
+		set: func(c *Config, v string) bool { return parseOff(v, &c.QuiesceOff) },
 	},
 	{
 		Name: "GHOST_CR_LOW", ReadBy: "library (users)", Accepted: "a number from 0 to 1, below GHOST_CR_HIGH", Default: "0.3",
@@ -453,6 +441,16 @@ func parseDuration(v string, zeroOK bool, out *time.Duration) bool {
 	}
 	*out = d
 	return true
+}
+
+// parseOff reads an on/off switch whose field says "off": *off is the
+// negation of the boolean v.
+func parseOff(v string, off *bool) bool {
+	b, ok := ParseBool(v)
+	if ok {
+		*off = !b
+	}
+	return ok
 }
 
 func parseRatio(v string, out *float64) bool {

@@ -47,4 +47,29 @@ static void init_thread_multiple(int *argc, char ***argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
 }
+/* The counters on rank 0 that the programs watching windows switch update
+ * across the switches: one slot each for MPI_Accumulate, MPI_Fetch_and_op
+ * and a Compare_and_swap loop, all adding 1. */
+enum { ACC, FOP, CAS, SLOTS };
+
+/* Adds 1 to each of rank 0's counter slots of win, every update completed
+ * by MPI_Win_flush: the accumulate and fetch-and-op together, then a
+ * read and a compare-and-swap until the swap lands. win must be in a
+ * passive-target epoch on rank 0. */
+static inline void count_on_rank0(MPI_Win win)
+{
+    long one = 1, old;
+    MPI_Accumulate(&one, 1, MPI_LONG, 0, ACC, 1, MPI_LONG, MPI_SUM, win);
+    MPI_Fetch_and_op(&one, &old, MPI_LONG, 0, FOP, MPI_SUM, win);
+    MPI_Win_flush(0, win);
+    for (long seen = -1;;) {
+        MPI_Get_accumulate(NULL, 0, MPI_LONG, &seen, 1, MPI_LONG, 0, CAS, 1, MPI_LONG, MPI_NO_OP, win);
+        MPI_Win_flush(0, win);
+        long next = seen + 1, got;
+        MPI_Compare_and_swap(&next, &seen, &got, MPI_LONG, 0, CAS, win);
+        MPI_Win_flush(0, win);
+        if (got == seen)
+            break;
+    }
+}
 #endif

@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ACC, FOP, CAS, SLOTS };
 
 /* Checks that every rank of comm holds state `want` for win. */
 static void agree_on(MPI_Win win, MPI_Comm comm, int want, const char *where, int phase)
@@ -66,24 +65,13 @@ int main(int argc, char **argv)
     if (wb != MPI_WIN_NULL)
         MPI_Win_lock_all(MPI_MODE_NOCHECK, wb);
 
-    long iters = 0, unsafe_accs = 0, one = 1, old;
+    long iters = 0, unsafe_accs = 0, one = 1;
     for (int p = 0; p < phases; p++) {
         int comm = p % 2 == 1;
         double t0 = MPI_Wtime();
         if (comm) {
             while (MPI_Wtime() - t0 < phase_s) {
-                MPI_Accumulate(&one, 1, MPI_LONG, 0, ACC, 1, MPI_LONG, MPI_SUM, wa);
-                MPI_Fetch_and_op(&one, &old, MPI_LONG, 0, FOP, MPI_SUM, wa);
-                MPI_Win_flush(0, wa);
-                for (long seen = -1;;) {
-                    MPI_Get_accumulate(NULL, 0, MPI_LONG, &seen, 1, MPI_LONG, 0, CAS, 1, MPI_LONG, MPI_NO_OP, wa);
-                    MPI_Win_flush(0, wa);
-                    long next = seen + 1, got;
-                    MPI_Compare_and_swap(&next, &seen, &got, MPI_LONG, 0, CAS, wa);
-                    MPI_Win_flush(0, wa);
-                    if (got == seen)
-                        break;
-                }
+                count_on_rank0(wa);
                 if (wb != MPI_WIN_NULL)
                     MPI_Accumulate(&one, 1, MPI_LONG, 0, 0, 1, MPI_LONG, MPI_SUM, wb);
                 MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, wc);

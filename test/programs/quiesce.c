@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ACC, FOP, CAS, SLOTS };
-/* Then, per rank r: its PUT slot at SLOTS + 2r, its REPLACE slot at SLOTS + 2r + 1. */
+/* Window A: the counters (async_state.h: ACC, FOP, CAS), then, per rank r,
+ * its PUT slot at SLOTS + 2r and its REPLACE slot at SLOTS + 2r + 1. */
 
 static void agree_on(MPI_Win win, MPI_Comm comm, const char *name)
 {
@@ -76,18 +76,7 @@ int main(int argc, char **argv)
     long iters = 0, one = 1, old;
     double t0 = MPI_Wtime();
     while (MPI_Wtime() - t0 < seconds) {
-        MPI_Accumulate(&one, 1, MPI_LONG, 0, ACC, 1, MPI_LONG, MPI_SUM, wa);
-        MPI_Fetch_and_op(&one, &old, MPI_LONG, 0, FOP, MPI_SUM, wa);
-        MPI_Win_flush(0, wa);
-        for (long seen = -1;;) {
-            MPI_Get_accumulate(NULL, 0, MPI_LONG, &seen, 1, MPI_LONG, 0, CAS, 1, MPI_LONG, MPI_NO_OP, wa);
-            MPI_Win_flush(0, wa);
-            long next = seen + 1, got;
-            MPI_Compare_and_swap(&next, &seen, &got, MPI_LONG, 0, CAS, wa);
-            MPI_Win_flush(0, wa);
-            if (got == seen)
-                break;
-        }
+        count_on_rank0(wa);
         /* Data on both paths, to rank 0 and to the right neighbour. */
         long mine = (long)rank << 40 | iters, back = -1, ordered = -1;
         MPI_Aint put_slot = SLOTS + 2 * rank, rep_slot = put_slot + 1;
