@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ACC, FOP, CAS, RMW, SLOTS };
+/* async_state.h's counters, then the exclusive read-modify-write slot. */
+enum { RMW = SLOTS, SWITCH_SLOTS };
 
 static void set_state(MPI_Win win, int on, int symmetric)
 {
@@ -40,8 +41,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     long *mem;
     MPI_Win win;
-    MPI_Win_allocate(SLOTS * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
-    for (int i = 0; i < SLOTS; i++)
+    MPI_Win_allocate(SWITCH_SLOTS * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    for (int i = 0; i < SWITCH_SLOTS; i++)
         mem[i] = 0;
     MPI_Win_fence(0, win);
     /* A new window starts redirected, or under GHOST_ASYNC=auto in the state
