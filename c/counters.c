@@ -67,6 +67,15 @@ static void sum_slots(const ghost_counters_t *from, ghost_counters_t *out)
 
 void ghost_counters_sum_self(ghost_counters_t *out) { sum_slots(slots, out); }
 
+uint64_t ghost_counters_path_ops(int path)
+{
+    uint64_t n = 0;
+    for (int k = 0; k < GHOST_COUNTER_SLOTS; k++)
+        for (int op = 0; op < GHOST_NOPS; op++)
+            n += __atomic_load_n(&slots[k].ops[op][path], __ATOMIC_RELAXED);
+    return n;
+}
+
 uint64_t ghost_type_bytes_derived(MPI_Count count, MPI_Datatype type)
 {
     MPI_Count size = 0;

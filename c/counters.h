@@ -197,6 +197,9 @@ ghost_counters_t *ghost_counters_self(void);
 /* The sum of this process's slots (the adaptation trace reads ops[][]).
  * Stable API: the fields above only grow. */
 void ghost_counters_sum_self(ghost_counters_t *out);
+/* The RMA operations this process issued on path (GHOST_PATH_*), over its
+ * slots: what ghost_counters_sum_self would give, without the copy. */
+uint64_t ghost_counters_path_ops(int path);
 
 /* Collective over node (every process of it, users and ghosts): allocates
  * the node's block of nprocs * GHOST_COUNTER_SLOTS counter blocks and moves
