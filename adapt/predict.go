@@ -336,6 +336,17 @@ func (p *Predictor) stake(iv Interval) float64 {
 	return min(favour, 1)
 }
 
+// Direct is what the predictor has learned of the direct path: its
+// communication time per operation, in ticks (0 before an interval ran
+// mostly direct), and the share of recent direct intervals that its
+// stalls took. A switch outside collectives weighs redirection's cost
+// against them (c/quiesce.c) as costsMore does.
+func (p *Predictor) Direct() (perOp, stallShare float64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.perOp[direct], p.stallShare
+}
+
 // LastCR is the communication ratio of the latest interval.
 func (p *Predictor) LastCR() float64 {
 	p.mu.Lock()

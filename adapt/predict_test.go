@@ -92,6 +92,36 @@ func TestPredictorDirectIntervals(t *testing.T) {
 	}
 }
 
+// Direct reports what the direct intervals taught: the communication time
+// per operation of the latest (half old, half new), and the share of
+// their spans that the stalls took, blended the same way; redirected
+// intervals teach it nothing.
+func TestPredictorDirect(t *testing.T) {
+	limits := Thresholds{Low: 0.3, High: 0.6}
+	tests := []struct {
+		name             string
+		ivs              []Interval
+		perOp, stallSpan float64
+	}{
+		{"nothing observed", nil, 0, 0},
+		{"one direct interval", []Interval{{Comm: 40, Span: 100, Stall: 20, Direct: 10}}, 4, 0.1},
+		{"two, blended", []Interval{{Comm: 40, Span: 100, Stall: 20, Direct: 10}, {Comm: 20, Span: 100, Direct: 10}}, 3, 0.05},
+		{"oversubscribed stalls count as no share", []Interval{{Comm: 40, Span: 100, Stall: 20, Over: true, Direct: 10}}, 4, 0},
+		{"redirected intervals leave it", []Interval{{Comm: 40, Span: 100, Stall: 20, Direct: 10}, {Comm: 90, Span: 100, Redirected: 10}}, 4, 0.1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewPredictor(limits)
+			for _, iv := range tt.ivs {
+				p.Observe(iv)
+			}
+			if perOp, share := p.Direct(); perOp != tt.perOp || share != tt.stallSpan {
+				t.Fatalf("Direct() = %g, %g, want %g, %g", perOp, share, tt.perOp, tt.stallSpan)
+			}
+		})
+	}
+}
+
 // Once redirection has shown its cost per operation, stalls must outweigh
 // that cost over the interval's operations.
 func TestPredictorWeighsStallsAgainstRedirection(t *testing.T) {

@@ -2,12 +2,15 @@ package adapt
 
 import "time"
 
-// QuiescePolicy is when a process may switch a window to redirection
-// outside collectives (c/quiesce.c): its completions on the direct path
-// stalled for StallShare of a stretch of at least Evidence without a
-// barrier. An attempt waits Deadline at most for every user to be quiet;
-// after a failed one the process waits Evidence before the next, doubling
-// up to BackoffMax.
+// QuiescePolicy is when a process may switch a window outside collectives
+// (c/quiesce.c), over a stretch of at least Evidence without a barrier: to
+// redirection when its completions on the direct path stalled for
+// StallShare of it; back to the direct path when its operations through
+// the ghosts cost that share of it more than the direct path's cost per
+// operation (Predictor.Direct) would have, and more than the stalls the
+// direct path last showed. An attempt waits Deadline at most for every
+// user to be quiet; after a failed one the process waits Evidence before
+// the next, doubling up to BackoffMax.
 type QuiescePolicy struct {
 	Evidence, Deadline, BackoffMax time.Duration
 	StallShare                     float64

@@ -190,8 +190,17 @@ static int barrier(MPI_Comm comm)
     for (int i = 0; i < n && !changed; i++)
         changed = switchable(wins[i]) && ready(wins[i]) && (wins[i]->ballot > 0) != (vote > 0) &&
                   concerned(wins[i], comm, NULL);
-    int any = 0;
-    int rc = GHOST_REAL(MPI_Allreduce)(&changed, &any, 1, MPI_INT, MPI_MAX, comm);
+    int any = 0, quiescing = 0, rc;
+    for (int i = 0; i < n && !quiescing; i++)
+        quiescing = wins[i]->quiesce;
+    if (quiescing) { /* answer switches outside collectives while waiting */
+        MPI_Request req;
+        rc = GHOST_REAL(MPI_Iallreduce)(&changed, &any, 1, MPI_INT, MPI_MAX, comm, &req);
+        if (rc == MPI_SUCCESS)
+            rc = ghost_quiesce_wait(&req, wins, n);
+    } else {
+        rc = GHOST_REAL(MPI_Allreduce)(&changed, &any, 1, MPI_INT, MPI_MAX, comm);
+    }
     if (rc == MPI_SUCCESS && any)
         rc = agree_at(comm, wins, n, vote);
     return rc;

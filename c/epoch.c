@@ -96,6 +96,10 @@ int ghost_flush_target(ghost_win_t *w, ghost_target_t *t, int (*flush)(int, MPI_
 {
     unsigned waiting = ghost_waiting_on;
     ghost_waiting_on |= ghost_waiting_mask(w, t);
+    if (t->stale)
+        for (int i = 0; i < t->nghosts; i++)
+            if (t->ghost_local[i] >= 0)
+                ghost_waiting_on |= 1u << t->ghost_local[i];
     int main_rank = ghost_anchor(w, t);
     uint64_t t0 = GHOST_PROFILING() ? ghost_ticks() : 0;
     int rc = P2P(flush(main_rank, w->gwin));
@@ -110,14 +114,25 @@ int ghost_flush_target(ghost_win_t *w, ghost_target_t *t, int (*flush)(int, MPI_
         for (int i = 0; i < t->nghosts && rc == MPI_SUCCESS; i++)
             if (t->ghosts[i] != t->bound)
                 rc = P2P(flush(t->ghosts[i], w->gwin));
+    if (t->stale) {
+        if (rc == MPI_SUCCESS && main_rank != t->self)
+            rc = P2P(flush(t->self, w->gwin));
+        for (int i = 0; i < t->nghosts && rc == MPI_SUCCESS; i++)
+            if (t->ghosts[i] != main_rank) {
+                ghost_wake(t, i);
+                rc = P2P(flush(t->ghosts[i], w->gwin));
+            }
+    }
     ghost_waiting_on = waiting;
-    /* Only a remote flush applies the accumulates at the target. */
-    if (rc == MPI_SUCCESS && flush == GHOST_REAL(MPI_Win_flush)) {
-        t->acc_pending = 0;
-        if (w->quiesce && t->ops_pending) {
-            t->ops_pending = 0;
-            w->npending--;
-        }
+    /* Only a remote flush applies the accumulates at the target; a local
+     * one completes there what returned a result. */
+    int remote = flush == GHOST_REAL(MPI_Win_flush);
+    if (rc == MPI_SUCCESS && remote)
+        t->acc_pending = t->stale = 0;
+    if (rc == MPI_SUCCESS && w->quiesce && t->ops_pending) {
+        int blocked = t->ops_pending & OPS_BLOCKING;
+        t->ops_pending &= remote ? 0 : ~OPS_FETCHED;
+        w->npending -= blocked && !(t->ops_pending & OPS_BLOCKING);
     }
     return rc;
 }

@@ -79,6 +79,10 @@ void ghost_prof_wait(uint64_t ticks);
  * in ticks (0: none). */
 enum { GHOST_STALL_FACTOR = 4 };
 uint64_t ghost_prof_direct_completion(uint64_t *fastest, uint64_t ticks);
+/* The process's communication time so far, in ticks: the MPI time of its
+ * threads' completed outermost calls, without their waits and stalls. It
+ * only grows; differences measure a stretch (quiesce.c's cost rule). */
+uint64_t ghost_prof_comm_so_far(void);
 /* Nonzero under GHOST_ASYNC=auto: windows agree on the votes at fences,
  * allocation, MPI_Win_set_info(symmetric=true) and implicit points. */
 extern int ghost_async_auto;

@@ -4,6 +4,7 @@
  * epoch is built).
  */
 #include "epoch.h"
+#include "quiesce.h"
 
 #include <sched.h>
 
@@ -194,6 +195,7 @@ GHOST_DEFINE(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win), (
     ghost_target_t *t = &w->t[rank];
     if (t->lock_type || w->lockall)
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
+    ghost_quiesce_check(w); /* before the lock's word names a path */
     GHOST_SYNC_CALL(GHOST_CALL_LOCK);
     ghost_wake_target(w, t);
     int rc = MPI_SUCCESS;
@@ -227,8 +229,11 @@ GHOST_DEFINE(MPI_Win_unlock, (int rank, MPI_Win win), (rank, win), {
     ghost_wake_target(w, t);
     int rc = unlock_target(w, t, t->lock_type);
     t->lock_type = 0;
-    if (__atomic_sub_fetch(&w->nlocked, 1, __ATOMIC_RELAXED) == 0 && rc == MPI_SUCCESS)
+    if (__atomic_sub_fetch(&w->nlocked, 1, __ATOMIC_RELAXED) == 0 && rc == MPI_SUCCESS) {
         ghost_last_unlock(w); /* agree.c */
+        if (w->quiesce)
+            ghost_quiesce_consider(w);
+    }
     return ghost_win_error(w, rc);
 })
 
@@ -256,6 +261,7 @@ GHOST_DEFINE(MPI_Win_lock_all, (int assert, MPI_Win win), (assert, win), {
         return ghost_win_error(w, ghost_local_lock_all(w, assert));
     if (w->lockall || __atomic_load_n(&w->nlocked, __ATOMIC_RELAXED))
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
+    ghost_quiesce_check(w); /* before the words name a path */
     ghost_count_sync(GHOST_SYNC_LOCK_ALL);
     GHOST_SYNC_CALL(GHOST_CALL_LOCK_ALL);
     /* Without "lock" in epochs_used nobody takes an exclusive lock. */
@@ -297,6 +303,8 @@ GHOST_DEFINE(MPI_Win_unlock_all, (MPI_Win win), (win), {
     if (rc == MPI_SUCCESS) {
         ghost_untouch_all(w);
         ghost_ops_complete(w); /* agree.c */
+        if (w->quiesce)
+            ghost_quiesce_consider(w);
     }
     return ghost_win_error(w, rc);
 })

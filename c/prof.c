@@ -489,6 +489,16 @@ void ghost_prof_flush(void)
 }
 
 
+uint64_t ghost_prof_comm_so_far(void)
+{
+    /* A call in progress has added its waits already and its MPI time not
+     * yet: the difference can be negative for a moment. */
+    int64_t comm = 0;
+    for (thread_prof_t *b = __atomic_load_n(&threads, __ATOMIC_ACQUIRE); b; b = b->next)
+        comm += (int64_t)(__atomic_load_n(&b->mpi, __ATOMIC_RELAXED) - __atomic_load_n(&b->wait, __ATOMIC_RELAXED));
+    return comm > 0 ? (uint64_t)comm : 0;
+}
+
 void ghost_prof_read(ghost_prof_counters_t *out)
 {
     thread_prof_t *b = block();

@@ -7,9 +7,9 @@
  * window attends (agree.c, fence.c, win_info.c). A program whose ranks
  * never meet between its allocations and its end, such as ARMCI-MPI's
  * NXTASK task loop, keeps the state of its last agreement for its whole
- * run. Here a process that keeps stalling on the direct path, its
- * completions waiting for a target that computes outside MPI, coordinates
- * the switch to redirection itself, inside the flush that stalled:
+ * run. Here a process coordinates the switch itself, inside a flush,
+ * when its own measurements since the last agreement point call for it
+ * (the rules, below):
  *
  *  1. It takes the window's attempt word (rank 0's line), with MPI atomics
  *     through rank 0's bound ghost, which is always in MPI: one attempt at
@@ -42,12 +42,33 @@
  * deadline. Only processes below MPI_THREAD_MULTIPLE take part: another
  * thread could issue on the old path while one waits.
  *
- * The switch goes one way: to redirection, on stalls, which only the
- * direct path shows. The way back is the agreement of the ranks' votes at
- * the next collective point, where every rank's cost is heard.
+ * The rules are the predictor's (adapt/predict.go), over the stretch since
+ * the window last passed an agreement point, and each must hold for
+ * ghost_quiesce_evidence_ticks at least:
+ *  - stalls (the window runs direct): its completions waited for a target
+ *    that computes outside MPI for ghost_quiesce_stall_permille of the
+ *    stretch. Redirection would give them back.
+ *  - cost (the window runs redirected): the process's communication time
+ *    exceeds what its redirected operations would have cost on the direct
+ *    path, at the predictor's direct cost per operation, by that share of
+ *    the stretch and by more than the stalls the direct path last showed.
+ *    NWChem on 2 fake nodes switched on at a stretch of stalls (one rank
+ *    waited 36 ms for a neighbour's serial step), and the next agreement
+ *    point carried redirection on into a communication phase of 0.6 s
+ *    without a barrier, at twice the direct path's cost per operation.
+ * A switch back must also beat the weight of the evidence that made the
+ * window's last switch here (q_weight, which the coordinator hands every
+ * user with the commit), until the next agreement point: where one rank
+ * stalls on a neighbour that computes and the neighbour pays for the
+ * ghost path, each switch asks more of the next, instead of flipping at
+ * every stretch. One process decides,
+ * where a collective point weighs every rank's vote; that is why the
+ * shares are twice the predictor's noise floor.
  */
 #include "quiesce.h"
+#include "counters.h"
 #include "epoch.h"
+#include "ghost.h"
 
 #include <sched.h>
 #include <stddef.h>
@@ -62,6 +83,8 @@ uint64_t ghost_quiesce_flip_ticks = 0;
  * acknowledgements. */
 uint64_t ghost_quiesce_evidence_ticks = 0, ghost_quiesce_deadline_ticks = 0, ghost_quiesce_backoff_max_ticks = 0;
 int ghost_quiesce_stall_permille = 1000;
+uint64_t ghost_quiesce_direct_op_ticks = 0;
+int ghost_quiesce_direct_stall_permille = 0;
 
 void ghost_quiesce_start(ghost_win_t *w)
 {
@@ -76,14 +99,44 @@ void ghost_quiesce_restart(ghost_win_t *w)
 {
     w->q_since = ghost_ticks();
     w->q_stall = 0;
+    w->q_comm = ghost_prof_comm_so_far();
+    w->q_ops = ghost_counters_path_ops(GHOST_PATH_GHOST);
+    w->q_issued = 0;
+    w->q_weight = 0;
+}
+
+/* Whether nothing but this process's accumulates in flight (npending)
+ * keeps w from quiet (step 3 above): no lock, no epoch that names the
+ * path, no pending set_info. */
+static int unlocked(const ghost_win_t *w)
+{
+    return __atomic_load_n(&w->nlocked, __ATOMIC_RELAXED) == 0 && w->lockall != GHOST_LOCKALL_LOCKS &&
+           !w->fence_open && !w->access_open && w->nexposure == 0 && w->pending < 0;
 }
 
 /* Quiet: see step 3 above. */
-static int quiet(const ghost_win_t *w)
+static int quiet(const ghost_win_t *w) { return w->npending == 0 && unlocked(w); }
+
+/* Quiet, or made so for a switch to the direct path: accumulates in flight
+ * through the ghosts, which are always in MPI, complete at once, so the
+ * process completes them itself (Global Arrays completes its accumulates
+ * only at its next sync, so they would otherwise be in flight at every
+ * operation of a phase of accumulates). Toward redirection they are left
+ * alone: completing them there waits for the targets that compute. */
+static int quiet_for(ghost_win_t *w, int want)
 {
-    return w->npending == 0 && __atomic_load_n(&w->nlocked, __ATOMIC_RELAXED) == 0 &&
-           w->lockall != GHOST_LOCKALL_LOCKS && !w->fence_open && !w->access_open && w->nexposure == 0 &&
-           w->pending < 0;
+    if (!quiet(w) && !want && w->redirect && unlocked(w))
+        ghost_flush_global(w, GHOST_REAL(MPI_Win_flush));
+    return quiet(w);
+}
+
+/* Whether what keeps w from quiet is a lock on some targets
+ * (MPI_Win_lock), whose unlock completes the operations issued under it:
+ * a passive-target program's short epochs. */
+static int held_briefly(const ghost_win_t *w)
+{
+    return __atomic_load_n(&w->nlocked, __ATOMIC_RELAXED) > 0 && !w->lockall && !w->fence_open &&
+           !w->access_open && w->nexposure == 0 && w->pending < 0;
 }
 
 /* One turn of a wait inside an RMA call: MPI's progress for the operations
@@ -146,13 +199,25 @@ static int read_word(ghost_win_t *w, int r, size_t field, int32_t *v)
 
 /* ---- the user's side ---------------------------------------------------- */
 
-static void switched(ghost_win_t *w, int on)
+/* weight: what the evidence for the switch weighed, per mille of its
+ * stretch, as its coordinator measured it. */
+static void switched(ghost_win_t *w, int on, uint64_t weight)
 {
+    /* PUTs and GETs still in flight went the old way: the flushes that
+     * complete them must look there too. */
+    for (int r = 0; r < w->nusers; r++)
+        if (w->t[r].ops_pending & OPS_MOVED) {
+            w->t[r].ops_pending &= ~OPS_MOVED;
+            w->t[r].stale = 1;
+        }
     ghost_win_set_redirect(w, on, GHOST_POINT_QUIESCENCE);
     ghost_quiesce_restart(w);
+    w->q_weight = weight;
 }
 
-void ghost_quiesce_answer(ghost_win_t *w)
+/* count_wait: whether the wait for the decision is reported to the
+ * profile here (not where the caller's whole call is a wait already). */
+static void answer(ghost_win_t *w, int count_wait)
 {
     ghost_qline_t *me = w->qline;
     int32_t ann = __atomic_load_n(&me->ann, __ATOMIC_ACQUIRE), k = ann >> 1;
@@ -161,9 +226,14 @@ void ghost_quiesce_answer(ghost_win_t *w)
     if (__atomic_load_n(&me->dec, __ATOMIC_ACQUIRE) >= k)
         return;
     /* Not quiet: say so, and the coordinator gives up at once instead of
-     * waiting out its deadline. */
-    if (!quiet(w)) {
-        __atomic_store_n(&me->acked, -k, __ATOMIC_RELEASE);
+     * waiting out its deadline. Except under a lock on some targets with
+     * nothing else in the way: its epoch is about to end, and the next
+     * MPI_Win_lock call answers (ann stays unseen until then). */
+    if (!quiet_for(w, ann & 1)) {
+        if (held_briefly(w))
+            w->q_seen = 0;
+        else
+            __atomic_store_n(&me->acked, -k, __ATOMIC_RELEASE);
         return;
     }
     __atomic_store_n(&me->acked, k, __ATOMIC_RELEASE);
@@ -172,11 +242,35 @@ void ghost_quiesce_answer(ghost_win_t *w)
     while (__atomic_load_n(&me->dec, __ATOMIC_ACQUIRE) < k)
         wait_turn(&turns);
     /* Waiting for the others is neither communication nor computation. */
-    if (GHOST_PROFILING())
+    if (count_wait && GHOST_PROFILING())
         ghost_prof_wait(ghost_ticks() - t0);
     int32_t c = __atomic_load_n(&me->commit, __ATOMIC_ACQUIRE);
     if (c >> 1 == k)
-        switched(w, c & 1);
+        switched(w, c & 1, (uint64_t)__atomic_load_n(&me->weight, __ATOMIC_ACQUIRE));
+}
+
+void ghost_quiesce_answer(ghost_win_t *w) { answer(w, 1); }
+
+/* Polls between yields in a barrier's wait: as MPICH's own blocking wait
+ * does (ch3's nemesis yields every 1000 polls), so that a barrier is
+ * neither slower nor more greedy for a shared core than MPICH's. */
+enum { BARRIER_POLLS_PER_YIELD = 1000 };
+
+int ghost_quiesce_wait(MPI_Request *req, ghost_win_t **wins, int n)
+{
+    int done = 0, rc, polls = 0;
+    while ((rc = GHOST_REAL(MPI_Test)(req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done) {
+        for (int i = 0; i < n; i++) {
+            ghost_win_t *w = wins[i];
+            if (w->quiesce && __atomic_load_n(&w->qline->ann, __ATOMIC_ACQUIRE) != w->q_seen)
+                answer(w, 0);
+        }
+        if (++polls == BARRIER_POLLS_PER_YIELD) {
+            polls = 0;
+            sched_yield();
+        }
+    }
+    return rc;
 }
 
 /* ---- the coordinator's side --------------------------------------------- */
@@ -257,7 +351,7 @@ static int collect(ghost_win_t *w, int32_t k, int *gave_way)
     return missing == 0 && rc == MPI_SUCCESS;
 }
 
-static void coordinate(ghost_win_t *w, int want)
+static void coordinate(ghost_win_t *w, int want, uint64_t weight)
 {
     uint64_t t0 = ghost_ticks();
     int64_t word;
@@ -274,7 +368,8 @@ static void coordinate(ghost_win_t *w, int want)
     int gave_way = 0;
     int commit = rc == MPI_SUCCESS && collect(w, k, &gave_way);
     for (int r = 0; r < w->nusers && commit; r++)
-        commit = write_word(w, r, offsetof(ghost_qline_t, commit), ann) == MPI_SUCCESS;
+        commit = write_word(w, r, offsetof(ghost_qline_t, weight), (int32_t)weight) == MPI_SUCCESS &&
+                 write_word(w, r, offsetof(ghost_qline_t, commit), ann) == MPI_SUCCESS;
     /* Every user hears the decision, announced or not, or one that saw the
      * announcement would wait for ever. */
     for (int r = 0; r < w->nusers; r++)
@@ -283,7 +378,7 @@ static void coordinate(ghost_win_t *w, int want)
     if (GHOST_PROFILING())
         ghost_prof_wait(ghost_ticks() - t0);
     if (commit) {
-        switched(w, want);
+        switched(w, want, weight);
         w->q_backoff = ghost_quiesce_evidence_ticks;
     } else if (!ghost_quiesce_flip_ticks && !gave_way && w->q_backoff < ghost_quiesce_backoff_max_ticks) {
         w->q_backoff *= 2;
@@ -295,19 +390,45 @@ static void coordinate(ghost_win_t *w, int want)
     w->q_next_try = gave_way ? 0 : ghost_ticks() + w->q_backoff;
 }
 
+/* The cost rule's evidence (see the top): what this process's operations
+ * through a ghost since the window's last point cost over the direct path,
+ * per mille of the stretch span; 0 while the direct path was never
+ * measured, and for a window that carried none of them. The cost is the
+ * process's, on every window: Global Arrays spreads a phase's traffic over
+ * a dozen windows, none of which carries enough of it alone, and each is
+ * switched by an attempt of its own. */
+static uint64_t extra_cost(const ghost_win_t *w, uint64_t span)
+{
+    uint64_t ops = ghost_counters_path_ops(GHOST_PATH_GHOST) - w->q_ops;
+    if (!ghost_quiesce_direct_op_ticks || !span || !w->q_issued)
+        return 0;
+    uint64_t comm = ghost_prof_comm_so_far();
+    comm = comm > w->q_comm ? comm - w->q_comm : 0;
+    uint64_t direct = ops * ghost_quiesce_direct_op_ticks;
+    return comm > direct ? (comm - direct) * 1000 / span : 0;
+}
+
 void ghost_quiesce_consider(ghost_win_t *w)
 {
     uint64_t now = ghost_ticks();
     if (now < w->q_next_try || w->nusers < 2)
         return;
-    int want = 1;
-    if (ghost_quiesce_flip_ticks) {
-        want = !w->redirect;
-    } else {
-        uint64_t span = now - w->q_since;
-        if (w->redirect || span < ghost_quiesce_evidence_ticks || w->q_stall * 1000 < span * (uint64_t)ghost_quiesce_stall_permille)
+    int want = !w->redirect;
+    uint64_t weight = 0;
+    if (!ghost_quiesce_flip_ticks) {
+        uint64_t span = now - w->q_since, floor = (uint64_t)ghost_quiesce_stall_permille;
+        if (span < ghost_quiesce_evidence_ticks)
+            return;
+        if (want) {
+            weight = w->q_stall * 1000 / span;
+        } else {
+            weight = extra_cost(w, span);
+            if (floor < (uint64_t)ghost_quiesce_direct_stall_permille)
+                floor = (uint64_t)ghost_quiesce_direct_stall_permille;
+        }
+        if (weight < floor || weight <= w->q_weight)
             return;
     }
-    if (quiet(w))
-        coordinate(w, want);
+    if (quiet_for(w, want))
+        coordinate(w, want, weight);
 }

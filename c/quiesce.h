@@ -19,7 +19,8 @@ typedef struct ghost_qline {
     int32_t acked;   /* the latest attempt this user is quiet for and waits on, or minus the latest it declined */
     int32_t commit;  /* the latest attempt committed: (attempt << 1) | its state */
     int64_t attempt; /* rank 0's: 2 * attempts begun, + 1 while one runs */
-    int64_t unused;
+    int32_t weight;  /* what the evidence for the latest commit weighed, per mille; written before commit */
+    int32_t unused;
 } ghost_qline_t;
 enum { GHOST_QLINE_OFFSET = 32 };
 _Static_assert(GHOST_QLINE_OFFSET + sizeof(ghost_qline_t) <= SEGMENT_ALIGN,
@@ -32,6 +33,12 @@ extern uint64_t ghost_quiesce_flip_ticks;
 /* adapt.QuiescePolicy in ticks (set at MPI_Init, shim/adapt.go). */
 extern uint64_t ghost_quiesce_evidence_ticks, ghost_quiesce_deadline_ticks, ghost_quiesce_backoff_max_ticks;
 extern int ghost_quiesce_stall_permille;
+/* What the predictor has learned of the direct path (adapt.Predictor.Direct,
+ * set after every interval, shim/adapt.go): its communication time per
+ * operation (ticks; 0 before it was measured) and the share of recent
+ * direct intervals its stalls took (per mille). */
+extern uint64_t ghost_quiesce_direct_op_ticks;
+extern int ghost_quiesce_direct_stall_permille;
 
 /* At MPI_Win_allocate (shim/win.go), once the window's fields are set. */
 void ghost_quiesce_start(ghost_win_t *w);
@@ -46,8 +53,19 @@ static inline void ghost_quiesce_check(ghost_win_t *w)
         ghost_quiesce_answer(w);
 }
 
+/* Waits for req, the collective of an MPI_Barrier (agree.c), answering
+ * announcements on the n windows of wins meanwhile. A process waiting at a
+ * barrier issues nothing: where it has nothing in flight on a window it is
+ * as quiet as inside an RMA call, and a neighbour that keeps issuing
+ * through the ghost before it reaches the barrier could otherwise never
+ * switch. The barrier's agreement (agree.c) cannot interleave: it needs
+ * every rank of a concerned window inside the barrier, and a coordinator
+ * coordinates before it enters. */
+int ghost_quiesce_wait(MPI_Request *req, ghost_win_t **wins, int n);
+
 /* After a flush on a window that takes part: coordinates a switch when
- * this process's stalls on the direct path call for redirection. */
+ * this process's stalls on the direct path call for redirection, or what
+ * its redirected operations cost over the direct path calls for that. */
 void ghost_quiesce_consider(ghost_win_t *w);
 
 /* The window passed an agreement point: the stall evidence starts over. */

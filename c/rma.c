@@ -218,9 +218,13 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
             ghost_touch(w_, target);                                         \
             if ((op) != GHOST_OP_PUT && (op) != GHOST_OP_GET)                \
                 w_->t[target].acc_pending = 1;                               \
-            if (w_->quiesce && !w_->t[target].ops_pending) {                 \
-                w_->t[target].ops_pending = 1;                               \
-                w_->npending++;                                              \
+            if (w_->quiesce) {                                               \
+                ghost_target_t *t_ = &w_->t[target];                         \
+                int kind_ = (op) == GHOST_OP_PUT || (op) == GHOST_OP_GET ? OPS_MOVED \
+                            : (op) == GHOST_OP_ACC ? OPS_ACCUMULATED : OPS_FETCHED; \
+                w_->q_issued += (rank) != t_->self;                          \
+                w_->npending += (kind_ & OPS_BLOCKING) && !(t_->ops_pending & OPS_BLOCKING); \
+                t_->ops_pending |= kind_;                                    \
             }                                                                \
             ring_issued(&w_->t[target], rank);                               \
         }                                                                    \

@@ -86,14 +86,29 @@ typedef struct {
      * until then its atomic reads take the same path (rma.c,
      * same_node_read), so that they see that operation. */
     int acc_pending;
-    /* This origin issued an operation of any kind to it that no remote
-     * flush has completed since (rma.c sets it, ghost_flush_target clears
-     * it); the window's npending counts such targets. */
+    /* What this origin issued to it that no flush has completed, by kind
+     * (OPS_*: rma.c sets the bits, ghost_flush_target clears them). Only
+     * accumulates keep a switch at a quiescence point away: the window's
+     * npending counts the targets with OPS_BLOCKING bits. A fetching
+     * accumulate is complete at the target once it completed locally
+     * (MPI_Win_flush_local), since its result was read there; the others
+     * need a remote flush. */
     int ops_pending;
+    /* PUTs and GETs to it that no remote flush has completed went the
+     * other way before a switch at a quiescence point (quiesce.c): every
+     * flush until the next remote one covers the target itself and every
+     * ghost of its node. */
+    int stale;
     /* Its quiescence words (quiesce.h) in the memory this process maps:
      * for a target on this node, whatever its size; NULL otherwise. */
     struct ghost_qline *qline;
 } ghost_target_t;
+enum {
+    OPS_MOVED = 1,       /* PUT, GET: MPI orders them with nothing, so they may cross a switch */
+    OPS_FETCHED = 2,     /* GET_ACC, FOP, CAS */
+    OPS_ACCUMULATED = 4, /* ACC */
+    OPS_BLOCKING = OPS_FETCHED | OPS_ACCUMULATED
+};
 
 /* GHOST_LOAD: how PUT/GET spread over a node's ghosts, GHOST_LOAD_* of
  * c/zconst.h (generated from config.LoadPolicies). */
@@ -158,14 +173,19 @@ typedef struct ghost_win {
      * quiescence words. q_seen: the last announcement it answered.
      * npending: targets with ops_pending. q_since, q_stall: when (ticks)
      * the window last passed an agreement point, and the stalls of this
-     * origin's completions on it since. q_next_try, q_backoff: when this
-     * process may coordinate a switch next, and the wait after a failed
-     * attempt (ticks). */
+     * origin's completions on it since; q_issued: the operations this
+     * process issued on it since through a ghost; q_comm, q_ops: the
+     * process's communication time (ticks) and operations through a ghost
+     * (on every window) then.
+     * q_weight: what the evidence of the window's last switch here
+     * weighed, per mille of its stretch (a switch back must weigh more). q_next_try, q_backoff: when this process may coordinate
+     * a switch next, and the wait after a failed attempt (ticks). */
     int quiesce;
     struct ghost_qline *qline;
     int32_t q_seen;
     int npending;
-    uint64_t q_since, q_stall, q_next_try, q_backoff;
+    uint64_t q_since, q_stall, q_comm, q_ops, q_next_try, q_backoff;
+    uint64_t q_weight, q_issued;
     /* The control plane's own record of a redirected window (shim/win.go:
      * its internal objects or arena segment), as a Go cgo.Handle; 0 for
      * windows Go does not hold. The window table is the one registry of

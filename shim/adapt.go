@@ -118,6 +118,11 @@ func ghostPredict(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, overCo
 	on := predictor.Observe(adapt.Interval{Comm: uint64(commTicks), Span: uint64(spanTicks),
 		Stall: t.Stall, Over: t.Over, Direct: t.Ops.Direct, Redirected: t.Ops.Ghost})
 	ballot := predictor.Ballot()
+	if quiesceWindows {
+		perOp, stalls := predictor.Direct()
+		C.ghost_quiesce_direct_op_ticks = C.uint64_t(perOp)
+		C.ghost_quiesce_direct_stall_permille = C.int(stalls*1000 + 0.5)
+	}
 	recordInterval(t, predictor.LastCR(), ballot)
 	self.log.debugf("user rank %d: CR %.3f over the last interval, votes redirection %s (weight %d/%d)",
 		self.userRank(), predictor.LastCR(), onOff(on), abs(ballot), adapt.BallotScale)

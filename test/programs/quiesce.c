@@ -10,13 +10,16 @@
  *    MPI_Put and MPI_Rput and reads it back with MPI_Get and MPI_Rget after
  *    a flush, and replaces a word with MPI_Accumulate(MPI_REPLACE) that an
  *    MPI_Get_accumulate(MPI_NO_OP) right after it, unflushed, must see
- *    (MPI's default accumulate ordering), whatever the path of each.
+ *    (MPI's default accumulate ordering), whatever the path of each. First
+ *    of all it puts to its loose slot of rank 0, which computes, and
+ *    completes that PUT only with the flushes of the rest of the iteration,
+ *    so that switches find it in flight; the GET after them must see it.
  *  B (MPI_COMM_WORLD): every rank accumulates into its right neighbour and
  *    completes only locally (MPI_Win_flush_local): its operations stay in
- *    flight until the final flush_all, so no rank is ever quiet on B, and
- *    B must keep its state although its flushes keep asking.
+ *    flight until the final flush_all, so no rank is quiet on B before it,
+ *    and B must keep its state until then although its flushes keep asking.
  *  C (MPI_COMM_WORLD): exclusive lock epochs on rank 0 (lock, accumulate,
- *    unlock): a rank inside one is not quiet.
+ *    unlock): a rank inside one is not quiet, a rank between two is.
  *  E (the even ranks): a fetch-and-op counter on E's rank 0, completed by
  *    flush: switches among its own ranks only.
  *
@@ -25,15 +28,19 @@
  * with GHOST_TEST_FAULT=quiesce_flip:D every rank also coordinates flips
  * to the other state, both ways, after its flushes. At the end every
  * counter must be exact, and after the barrier every rank of a window
- * holds the same state. Rank 0 prints "states A=on|off B=... C=... E=...".
+ * holds the same state. Rank 0 prints "states A=on|off B=... C=... E=..."
+ * and "loops ended T": when the first rank left its loop, in seconds since
+ * the Unix epoch (the trace's clock).
  * Usage: quiesce [seconds] [compute_ms] */
 #include "check.h"
 #include "async_state.h"
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Window A: the counters (async_state.h: ACC, FOP, CAS), then, per rank r,
- * its PUT slot at SLOTS + 2r and its REPLACE slot at SLOTS + 2r + 1. */
+ * its PUT slot at SLOTS + 2r and its REPLACE slot at SLOTS + 2r + 1, and
+ * its loose slot at SLOTS + 2 size + r. */
 
 static void agree_on(MPI_Win win, MPI_Comm comm, const char *name)
 {
@@ -56,7 +63,7 @@ int main(int argc, char **argv)
 
     long *a, *b, *c, *e = NULL;
     MPI_Win wa, wb, wc, we = MPI_WIN_NULL;
-    int awords = SLOTS + 2 * size;
+    int awords = SLOTS + 3 * size;
     MPI_Win_allocate(awords * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &a, &wa);
     MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &b, &wb);
     MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &c, &wc);
@@ -76,9 +83,11 @@ int main(int argc, char **argv)
     long iters = 0, one = 1, old;
     double t0 = MPI_Wtime();
     while (MPI_Wtime() - t0 < seconds) {
+        long mine = (long)rank << 40 | iters, back = -1, ordered = -1, loose = -1;
+        MPI_Aint loose_slot = SLOTS + 2 * size + rank;
+        MPI_Put(&mine, 1, MPI_LONG, 0, loose_slot, 1, MPI_LONG, wa);
         count_on_rank0(wa);
         /* Data on both paths, to rank 0 and to the right neighbour. */
-        long mine = (long)rank << 40 | iters, back = -1, ordered = -1;
         MPI_Aint put_slot = SLOTS + 2 * rank, rep_slot = put_slot + 1;
         for (int k = 0; k < 2; k++) {
             int target = k == 0 ? 0 : right;
@@ -104,6 +113,10 @@ int main(int argc, char **argv)
             CHECK(ordered == mine, "iteration %ld: the get-accumulate after a replace at rank %d read %lx, want %lx",
                   iters, target, ordered, mine);
         }
+        MPI_Get(&loose, 1, MPI_LONG, 0, loose_slot, 1, MPI_LONG, wa);
+        MPI_Win_flush(0, wa);
+        CHECK(loose == mine, "iteration %ld: read %lx back from the loose slot at rank 0, put %lx before the flushes",
+              iters, loose, mine);
         MPI_Accumulate(&one, 1, MPI_LONG, right, 0, 1, MPI_LONG, MPI_SUM, wb);
         MPI_Win_flush_local(right, wb);
         MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, wc);
@@ -117,6 +130,10 @@ int main(int argc, char **argv)
         if (rank == 0)
             compute_until(MPI_Wtime() + compute_s);
     }
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    double loop_end = (double)now.tv_sec + now.tv_nsec / 1e9, first_end = 0;
+    MPI_Allreduce(&loop_end, &first_end, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
     MPI_Win_flush_all(wa);
     MPI_Win_flush_all(wb);
     if (we != MPI_WIN_NULL)
@@ -148,6 +165,7 @@ int main(int argc, char **argv)
         CHECK(*e == even_total, "E holds %ld, want %ld", *e, even_total);
         printf("states A=%s B=%s C=%s E=%s iterations %ld\n", state_on(wa) ? "on" : "off", state_on(wb) ? "on" : "off",
                state_on(wc) ? "on" : "off", state_on(we) ? "on" : "off", total);
+        printf("loops ended %.6f\n", first_end);
         fflush(stdout);
     }
 
