@@ -54,6 +54,13 @@ type Interval struct {
 	// Direct and Redirected count the RMA operations issued in the
 	// interval, by path.
 	Direct, Redirected uint64
+	// RMA is the part of Comm spent in RMA calls (operations, flushes,
+	// locks, fences, PSCW): what prices an operation on its path. Comm
+	// also holds the interval's collectives, which a program's phase of
+	// Global Arrays syncs makes much longer than its few operations, and
+	// priced that way the direct path looked as dear as the ghosts. 0: not
+	// measured, Comm prices the operations.
+	RMA uint64
 }
 
 // ranDirect is whether most of the interval's operations went straight to
@@ -118,7 +125,11 @@ func (p *Predictor) learn(iv Interval) {
 	if ops == 0 {
 		return
 	}
-	p.perOp[path] = blend(p.perOp[path], float64(iv.Comm)/float64(ops))
+	spent := iv.Comm
+	if iv.RMA > 0 {
+		spent = iv.RMA
+	}
+	p.perOp[path] = blend(p.perOp[path], float64(spent)/float64(ops))
 	if path == direct {
 		share := 0.0
 		if !iv.Over {
@@ -274,13 +285,22 @@ func (p *Predictor) Observe(iv Interval) bool {
 	case cr < p.limits.Low:
 		p.on = true
 	}
-	if measured && stalled && !p.on {
+	if measured && stalled && !p.on && float64(iv.Stall) >= DoubtStallShare*float64(iv.Span) {
 		p.doubt()
 	}
 	p.weight = p.stake(iv)
 	p.stalledLast = measured && stalled // after pays, which reads the interval before
 	return p.on
 }
+
+// DoubtStallShare is the share of an interval that its stalls must take
+// before they cast doubt on redirection's measured cost (doubt): twice the
+// noise floor. NWChem on 2 fake nodes stalls for 5–6% of many of its
+// short intervals between Global Arrays syncs; each such interval halved
+// the estimate, so that after a few of them a stalled interval voted
+// redirection on again, and ethanol SCF flipped on and off at every other
+// sync, paying the ghost path's cost for each step it ran redirected.
+const DoubtStallShare = 2 * MinStallShare
 
 // doubt halves the extra cost per operation that redirection is thought
 // to have, after a stalled direct interval that it kept off. The estimate

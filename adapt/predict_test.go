@@ -108,6 +108,7 @@ func TestPredictorDirect(t *testing.T) {
 		{"two, blended", []Interval{{Comm: 40, Span: 100, Stall: 20, Direct: 10}, {Comm: 20, Span: 100, Direct: 10}}, 3, 0.05},
 		{"oversubscribed stalls count as no share", []Interval{{Comm: 40, Span: 100, Stall: 20, Over: true, Direct: 10}}, 4, 0},
 		{"redirected intervals leave it", []Interval{{Comm: 40, Span: 100, Stall: 20, Direct: 10}, {Comm: 90, Span: 100, Redirected: 10}}, 4, 0.1},
+		{"priced by the RMA time, without the collectives", []Interval{{Comm: 90, RMA: 30, Span: 100, Direct: 10}}, 3, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -285,6 +286,21 @@ func TestPredictorBallot(t *testing.T) {
 // phase of stalls direct for good: each stalled interval that it keeps off
 // halves the extra cost, until the stalls outweigh it and redirection is
 // measured again.
+// Stalls at the noise floor leave redirection's measured cost whole: they
+// do not make the window retry redirection every few intervals.
+func TestPredictorKeepsTheCostThroughMarginalStalls(t *testing.T) {
+	p := NewPredictor(Thresholds{Low: 0.3, High: 0.6})
+	p.Observe(Interval{Comm: 5, Span: 100})
+	p.Observe(Interval{Comm: 45000, Span: 100000, Redirected: 3000}) // 15 per op through the ghost
+	p.Observe(Interval{Comm: 3000, Span: 100000, Direct: 3000})      // 1 per op
+	marginal := Interval{Comm: 200, Span: 10000, Stall: 600, Direct: 200} // 6%: stalled, below DoubtStallShare
+	for i := 1; i <= 20; i++ {
+		if p.Observe(marginal) {
+			t.Fatalf("on after %d intervals whose stalls took 6%%, against a measured cost of 14 per op for 200 ops", i)
+		}
+	}
+}
+
 func TestPredictorDoubtsAStaleCost(t *testing.T) {
 	p := NewPredictor(Thresholds{Low: 0.3, High: 0.6})
 	p.Observe(Interval{Comm: 5, Span: 100})

@@ -16,7 +16,7 @@ int ghost_agreeing_barrier(ghost_win_t *w, int *agreed)
     return ghost_ballot(w->pscw, &w->ballot, agreed);
 }
 
-GHOST_DEFINE(MPI_Win_fence, (int assert, MPI_Win win), (assert, win), {
+GHOST_DEFINE_RMA(MPI_Win_fence, (int assert, MPI_Win win), (assert, win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_fence)(assert, win);

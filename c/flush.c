@@ -56,25 +56,25 @@ static int flush_every(MPI_Win win, flush_fn one, flush_all_fn all)
     return ghost_win_error(w, rc);
 }
 
-GHOST_DEFINE(MPI_Win_flush, (int rank, MPI_Win win), (rank, win), {
+GHOST_DEFINE_RMA(MPI_Win_flush, (int rank, MPI_Win win), (rank, win), {
     return flush_one(win, rank, GHOST_REAL(MPI_Win_flush));
 })
 
-GHOST_DEFINE(MPI_Win_flush_local, (int rank, MPI_Win win), (rank, win), {
+GHOST_DEFINE_RMA(MPI_Win_flush_local, (int rank, MPI_Win win), (rank, win), {
     return flush_one(win, rank, GHOST_REAL(MPI_Win_flush_local));
 })
 
-GHOST_DEFINE(MPI_Win_flush_all, (MPI_Win win), (win), {
+GHOST_DEFINE_RMA(MPI_Win_flush_all, (MPI_Win win), (win), {
     return flush_every(win, GHOST_REAL(MPI_Win_flush), GHOST_REAL(MPI_Win_flush_all));
 })
 
-GHOST_DEFINE(MPI_Win_flush_local_all, (MPI_Win win), (win), {
+GHOST_DEFINE_RMA(MPI_Win_flush_local_all, (MPI_Win win), (win), {
     return flush_every(win, GHOST_REAL(MPI_Win_flush_local), GHOST_REAL(MPI_Win_flush_local_all));
 })
 
 /* The global window is always in a passive epoch, so syncing it is legal at
  * any time; it orders this process's load/stores with RMA on the segment. */
-GHOST_DEFINE(MPI_Win_sync, (MPI_Win win), (win), {
+GHOST_DEFINE_RMA(MPI_Win_sync, (MPI_Win win), (win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_sync)(win);

@@ -42,6 +42,11 @@ typedef struct {
 
 uint64_t ghost_prof_enter(void);
 void ghost_prof_exit(uint64_t t0);
+/* ghost_prof_exit for an RMA operation or one of its synchronization
+ * calls (flush, lock, unlock, fence, PSCW): their time outside waits is
+ * also the interval's RMA time, which prices an operation on each path
+ * without the collectives that the same interval may hold. */
+void ghost_prof_exit_rma(uint64_t t0);
 void ghost_prof_read(ghost_prof_counters_t *out);
 uint64_t ghost_now_ns(void);
 uint64_t ghost_ticks(void);
@@ -79,10 +84,10 @@ void ghost_prof_wait(uint64_t ticks);
  * in ticks (0: none). */
 enum { GHOST_STALL_FACTOR = 4 };
 uint64_t ghost_prof_direct_completion(uint64_t *fastest, uint64_t ticks);
-/* The process's communication time so far, in ticks: the MPI time of its
- * threads' completed outermost calls, without their waits and stalls. It
- * only grows; differences measure a stretch (quiesce.c's cost rule). */
-uint64_t ghost_prof_comm_so_far(void);
+/* The process's RMA time so far, in ticks: the time of its threads'
+ * completed outermost RMA calls, without their waits and stalls. It only
+ * grows; differences measure a stretch (quiesce.c's cost rule). */
+uint64_t ghost_prof_rma_so_far(void);
 /* Nonzero under GHOST_ASYNC=auto: windows agree on the votes at fences,
  * allocation, MPI_Win_set_info(symmetric=true) and implicit points. */
 extern int ghost_async_auto;
@@ -220,7 +225,7 @@ extern void ghostBeforeFinalize(void);
  * the cores were oversubscribed and they were counted as communication);
  * a ballot out (ghost_vote). */
 extern int ghostPredict(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_ticks, uint64_t stall_ticks,
-                        int stalls_counted_as_comm);
+                        int stalls_counted_as_comm, uint64_t rma_ticks);
 /* The last interval at finalize, too short for a vote (the same ticks as
  * ghostPredict's, stalls as waits): traced with the ballot that stands. */
 extern void ghostRecordLast(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_ticks, uint64_t stall_ticks,

@@ -180,7 +180,7 @@ static int unlock_target(ghost_win_t *w, ghost_target_t *t, int type)
 /* MPI_Win_lock returns with the lock held (MPI lets a lock block), so a
  * process that locks itself may load and store its segment at once, and
  * PUT/GET to a same-node target may copy directly (rma.c). */
-GHOST_DEFINE(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win), (lock_type, rank, assert, win), {
+GHOST_DEFINE_RMA(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win), (lock_type, rank, assert, win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_lock)(lock_type, rank, assert, win);
@@ -212,7 +212,7 @@ GHOST_DEFINE(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win), (
     return ghost_win_error(w, rc);
 })
 
-GHOST_DEFINE(MPI_Win_unlock, (int rank, MPI_Win win), (rank, win), {
+GHOST_DEFINE_RMA(MPI_Win_unlock, (int rank, MPI_Win win), (rank, win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_unlock)(rank, win);
@@ -253,7 +253,7 @@ static int acquire_for_lock_all(ghost_win_t *w, int r)
     return word_acquire(w, &w->t[r], MPI_LOCK_SHARED);
 }
 
-GHOST_DEFINE(MPI_Win_lock_all, (int assert, MPI_Win win), (assert, win), {
+GHOST_DEFINE_RMA(MPI_Win_lock_all, (int assert, MPI_Win win), (assert, win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_lock_all)(assert, win);
@@ -283,7 +283,7 @@ GHOST_DEFINE(MPI_Win_lock_all, (int assert, MPI_Win win), (assert, win), {
     return MPI_SUCCESS;
 })
 
-GHOST_DEFINE(MPI_Win_unlock_all, (MPI_Win win), (win), {
+GHOST_DEFINE_RMA(MPI_Win_unlock_all, (MPI_Win win), (win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_unlock_all)(win);

@@ -89,10 +89,11 @@ typedef struct thread_prof {
     uint64_t wait; /* of mpi, waiting in barriers and ballots, and stalls */
     uint64_t stall; /* of wait, stalls on targets outside MPI */
     uint64_t point; /* of mpi, inside calls that are agreement points, outside their waits */
+    uint64_t rma;   /* of mpi, inside RMA calls (ghost_prof_exit_rma), outside their waits */
     uint64_t entered; /* when the outermost call in progress began; 0: none */
     uint64_t raw;  /* ticks in outermost calls, unclipped (ghost_prof_read) */
     /* The closer's: the totals at the last end of an interval. */
-    uint64_t seen_calls, seen_mpi, seen_wait, seen_stall, seen_point;
+    uint64_t seen_calls, seen_mpi, seen_wait, seen_stall, seen_point, seen_rma;
     struct thread_prof *next;
     int unused;      /* its thread has exited: a new thread may take it */
     uint64_t exited; /* when, in ticks: it took part in an interval until then */
@@ -103,6 +104,7 @@ static __thread thread_prof_t *mine;   /* this thread's */
 static __thread int depth;             /* wrapped calls in progress: Ghost's own calls nest */
 static __thread int in_point;          /* the outermost call is an agreement point */
 static __thread uint64_t point_waits;  /* this thread's waits when the point cast its vote */
+static __thread uint64_t call_waits;   /* this thread's waits when its outermost call began */
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
@@ -204,12 +206,13 @@ typedef struct {
     uint64_t wait;    /* waits for other ranks, and stalls */
     uint64_t stall;   /* of wait */
     uint64_t point;   /* inside agreement points: synchronization, not a step */
+    uint64_t rma;     /* of comm, inside RMA calls */
     uint64_t threads; /* that took part */
 } sums_t;
 
 static sums_t interval_sums(uint64_t now, const thread_prof_t *caller)
 {
-    sums_t s = {0, 0, 0, 0, 0, 0};
+    sums_t s = {0, 0, 0, 0, 0, 0, 0};
     for (thread_prof_t *b = __atomic_load_n(&threads, __ATOMIC_ACQUIRE); b; b = b->next) {
         uint64_t calls = __atomic_load_n(&b->calls, __ATOMIC_RELAXED) - b->seen_calls;
         uint64_t entered = __atomic_load_n(&b->entered, __ATOMIC_RELAXED);
@@ -230,6 +233,7 @@ static sums_t interval_sums(uint64_t now, const thread_prof_t *caller)
         uint64_t wait = __atomic_load_n(&b->wait, __ATOMIC_RELAXED) - b->seen_wait;
         uint64_t stall = __atomic_load_n(&b->stall, __ATOMIC_RELAXED) - b->seen_stall;
         uint64_t point = __atomic_load_n(&b->point, __ATOMIC_RELAXED) - b->seen_point;
+        uint64_t rma = __atomic_load_n(&b->rma, __ATOMIC_RELAXED) - b->seen_rma;
         /* A call that ended just as the interval did may be counted in the
          * one before with its clip to the older start: keep each share <= 1. */
         wait = wait < mpi ? wait : mpi;
@@ -244,6 +248,7 @@ static sums_t interval_sums(uint64_t now, const thread_prof_t *caller)
         s.wait += wait;
         s.stall += stall;
         s.point += point < length ? point : length;
+        s.rma += rma < mpi - wait ? rma : mpi - wait;
         s.threads++;
     }
     if (s.threads > 1) {
@@ -252,6 +257,7 @@ static sums_t interval_sums(uint64_t now, const thread_prof_t *caller)
         s.wait /= s.threads;
         s.stall /= s.threads;
         s.point /= s.threads;
+        s.rma /= s.threads;
     }
     return s;
 }
@@ -314,10 +320,11 @@ static void close_interval(uint64_t now, sums_t s, int busy, uint64_t ops)
     int over = s.stall && oversubscribed();
     if (over) { /* the stalls may have been waits for a core: communication */
         s.comm += s.stall;
+        s.rma += s.stall; /* stalls are completions, inside RMA calls */
         s.wait -= s.stall;
     }
     if (interval.start && (enough(s) || busy)) {
-        int vote = ghostPredict(s.comm, s.span, s.wait, s.stall, over);
+        int vote = ghostPredict(s.comm, s.span, s.wait, s.stall, over, s.rma);
         __atomic_store_n(&ghost_vote, vote, __ATOMIC_RELAXED);
         ghost_gp_publish(vote > 0);
     }
@@ -327,6 +334,7 @@ static void close_interval(uint64_t now, sums_t s, int busy, uint64_t ops)
         b->seen_wait = __atomic_load_n(&b->wait, __ATOMIC_RELAXED);
         b->seen_stall = __atomic_load_n(&b->stall, __ATOMIC_RELAXED);
         b->seen_point = __atomic_load_n(&b->point, __ATOMIC_RELAXED);
+        b->seen_rma = __atomic_load_n(&b->rma, __ATOMIC_RELAXED);
     }
     ops_at_start = ops;
     __atomic_store_n(&interval.start, now, __ATOMIC_RELAXED);
@@ -395,13 +403,17 @@ uint64_t ghost_prof_enter(void)
     uint64_t now = __rdtsc();
     if (depth++ == 0) {
         thread_prof_t *b = block();
-        if (b)
+        if (b) {
             __atomic_store_n(&b->entered, now, __ATOMIC_RELAXED);
+            call_waits = __atomic_load_n(&b->wait, __ATOMIC_RELAXED);
+        }
     }
     return now;
 }
 
-void ghost_prof_exit(uint64_t t0)
+/* rma: the call is an RMA operation or one of its synchronization calls
+ * (ghost_prof_exit_rma). */
+static void exit_call(uint64_t t0, int rma)
 {
     if (--depth > 0)
         return;
@@ -432,12 +444,19 @@ void ghost_prof_exit(uint64_t t0)
         in_point = 0;
         add(&b->point, mine_here > waited ? mine_here - waited : 0);
     }
+    if (rma) { /* outside its waits, as the communication time is */
+        uint64_t waited = __atomic_load_n(&b->wait, __ATOMIC_RELAXED) - call_waits;
+        add(&b->rma, mine_here > waited ? mine_here - waited : 0);
+    }
     if (ghost_predict_ticks && since_start >= ghost_predict_ticks && try_lock()) {
         if (__atomic_load_n(&interval.start, __ATOMIC_RELAXED) == start) /* nobody ended it meanwhile */
             close_interval(now, interval_sums(now, b), 0, rma_ops());
         unlock();
     }
 }
+
+void ghost_prof_exit(uint64_t t0) { exit_call(t0, 0); }
+void ghost_prof_exit_rma(uint64_t t0) { exit_call(t0, 1); }
 
 /* Whether the interval that reaches a point is a step of the program:
  * time outside communication (computation, or stalls), or RMA operations.
@@ -489,14 +508,12 @@ void ghost_prof_flush(void)
 }
 
 
-uint64_t ghost_prof_comm_so_far(void)
+uint64_t ghost_prof_rma_so_far(void)
 {
-    /* A call in progress has added its waits already and its MPI time not
-     * yet: the difference can be negative for a moment. */
-    int64_t comm = 0;
+    uint64_t rma = 0;
     for (thread_prof_t *b = __atomic_load_n(&threads, __ATOMIC_ACQUIRE); b; b = b->next)
-        comm += (int64_t)(__atomic_load_n(&b->mpi, __ATOMIC_RELAXED) - __atomic_load_n(&b->wait, __ATOMIC_RELAXED));
-    return comm > 0 ? (uint64_t)comm : 0;
+        rma += __atomic_load_n(&b->rma, __ATOMIC_RELAXED);
+    return rma;
 }
 
 void ghost_prof_read(ghost_prof_counters_t *out)

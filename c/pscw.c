@@ -33,7 +33,7 @@ static int group_ranks(ghost_win_t *w, MPI_Group group, int *out, int *n)
     return rc;
 }
 
-GHOST_DEFINE(MPI_Win_post, (MPI_Group group, int assert, MPI_Win win), (group, assert, win), {
+GHOST_DEFINE_RMA(MPI_Win_post, (MPI_Group group, int assert, MPI_Win win), (group, assert, win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_post)(group, assert, win);
@@ -57,7 +57,7 @@ GHOST_DEFINE(MPI_Win_post, (MPI_Group group, int assert, MPI_Win win), (group, a
     return ghost_win_error(w, rc);
 })
 
-GHOST_DEFINE(MPI_Win_start, (MPI_Group group, int assert, MPI_Win win), (group, assert, win), {
+GHOST_DEFINE_RMA(MPI_Win_start, (MPI_Group group, int assert, MPI_Win win), (group, assert, win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_start)(group, assert, win);
@@ -81,7 +81,7 @@ GHOST_DEFINE(MPI_Win_start, (MPI_Group group, int assert, MPI_Win win), (group, 
     return ghost_win_error(w, rc);
 })
 
-GHOST_DEFINE(MPI_Win_complete, (MPI_Win win), (win), {
+GHOST_DEFINE_RMA(MPI_Win_complete, (MPI_Win win), (win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_complete)(win);
@@ -124,7 +124,7 @@ static int collect_completes(ghost_win_t *w, int block)
     return rc;
 }
 
-GHOST_DEFINE(MPI_Win_wait, (MPI_Win win), (win), {
+GHOST_DEFINE_RMA(MPI_Win_wait, (MPI_Win win), (win), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_wait)(win);
@@ -135,7 +135,7 @@ GHOST_DEFINE(MPI_Win_wait, (MPI_Win win), (win), {
     return ghost_win_error(w, collect_completes(w, 1));
 })
 
-GHOST_DEFINE(MPI_Win_test, (MPI_Win win, int *flag), (win, flag), {
+GHOST_DEFINE_RMA(MPI_Win_test, (MPI_Win win, int *flag), (win, flag), {
     ghost_win_t *w = ghost_redirected(win);
     if (!w)
         return GHOST_REAL(MPI_Win_test)(win, flag);

@@ -48,7 +48,7 @@
  *  - stalls (the window runs direct): its completions waited for a target
  *    that computes outside MPI for ghost_quiesce_stall_permille of the
  *    stretch. Redirection would give them back.
- *  - cost (the window runs redirected): the process's communication time
+ *  - cost (the window runs redirected): the process's time in RMA calls
  *    exceeds what its redirected operations would have cost on the direct
  *    path, at the predictor's direct cost per operation, by that share of
  *    the stretch and by more than the stalls the direct path last showed.
@@ -99,7 +99,7 @@ void ghost_quiesce_restart(ghost_win_t *w)
 {
     w->q_since = ghost_ticks();
     w->q_stall = 0;
-    w->q_comm = ghost_prof_comm_so_far();
+    w->q_rma = ghost_prof_rma_so_far();
     w->q_ops = ghost_counters_path_ops(GHOST_PATH_GHOST);
     w->q_issued = 0;
     w->q_weight = 0;
@@ -402,10 +402,9 @@ static uint64_t extra_cost(const ghost_win_t *w, uint64_t span)
     uint64_t ops = ghost_counters_path_ops(GHOST_PATH_GHOST) - w->q_ops;
     if (!ghost_quiesce_direct_op_ticks || !span || !w->q_issued)
         return 0;
-    uint64_t comm = ghost_prof_comm_so_far();
-    comm = comm > w->q_comm ? comm - w->q_comm : 0;
+    uint64_t rma = ghost_prof_rma_so_far() - w->q_rma;
     uint64_t direct = ops * ghost_quiesce_direct_op_ticks;
-    return comm > direct ? (comm - direct) * 1000 / span : 0;
+    return rma > direct ? (rma - direct) * 1000 / span : 0;
 }
 
 void ghost_quiesce_consider(ghost_win_t *w)

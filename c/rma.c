@@ -290,7 +290,7 @@ static inline void ring_issued(const ghost_target_t *t, int rank)
     } while (0)
 
 #define PUT_LIKE(name, op, local_fn, addr_t, count_t)                                            \
-    GHOST_DEFINE(name,                                                                       \
+    GHOST_DEFINE_RMA(name,                                                                       \
                  (addr_t origin_addr, count_t origin_count, MPI_Datatype origin_datatype,    \
                   int target_rank, MPI_Aint target_disp, count_t target_count,               \
                   MPI_Datatype target_datatype, MPI_Win win),                                \
@@ -309,7 +309,7 @@ static inline void ring_issued(const ghost_target_t *t, int rank)
                  })
 
 #define RPUT_LIKE(name, op, local_fn, addr_t, count_t)                                            \
-    GHOST_DEFINE(name,                                                                       \
+    GHOST_DEFINE_RMA(name,                                                                       \
                  (addr_t origin_addr, count_t origin_count, MPI_Datatype origin_datatype,    \
                   int target_rank, MPI_Aint target_disp, count_t target_count,               \
                   MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request),          \
@@ -330,7 +330,7 @@ static inline void ring_issued(const ghost_target_t *t, int rank)
                  })
 
 #define ACC_LIKE(name, count_t)                                                              \
-    GHOST_DEFINE(name,                                                                       \
+    GHOST_DEFINE_RMA(name,                                                                       \
                  (const void *origin_addr, count_t origin_count, MPI_Datatype origin_datatype, \
                   int target_rank, MPI_Aint target_disp, count_t target_count,               \
                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win),                     \
@@ -348,7 +348,7 @@ static inline void ring_issued(const ghost_target_t *t, int rank)
                  })
 
 #define RACC_LIKE(name, count_t)                                                             \
-    GHOST_DEFINE(name,                                                                       \
+    GHOST_DEFINE_RMA(name,                                                                       \
                  (const void *origin_addr, count_t origin_count, MPI_Datatype origin_datatype, \
                   int target_rank, MPI_Aint target_disp, count_t target_count,               \
                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,                      \
@@ -375,7 +375,7 @@ static inline void ring_issued(const ghost_target_t *t, int rank)
     (w_->local ? (local_call) : ghost_local_read(w_, kind, result, rank, disp, count, type))
 
 #define GACC_LIKE(name, count_t)                                                             \
-    GHOST_DEFINE(name,                                                                       \
+    GHOST_DEFINE_RMA(name,                                                                       \
                  (const void *origin_addr, count_t origin_count, MPI_Datatype origin_datatype, \
                   void *result_addr, count_t result_count, MPI_Datatype result_datatype,     \
                   int target_rank, MPI_Aint target_disp, count_t target_count,               \
@@ -400,7 +400,7 @@ static inline void ring_issued(const ghost_target_t *t, int rank)
                  })
 
 #define RGACC_LIKE(name, count_t)                                                            \
-    GHOST_DEFINE(name,                                                                       \
+    GHOST_DEFINE_RMA(name,                                                                       \
                  (const void *origin_addr, count_t origin_count, MPI_Datatype origin_datatype, \
                   void *result_addr, count_t result_count, MPI_Datatype result_datatype,     \
                   int target_rank, MPI_Aint target_disp, count_t target_count,               \
@@ -459,7 +459,7 @@ RGACC_LIKE(MPI_Rget_accumulate, int)
 RGACC_LIKE(MPI_Rget_accumulate_c, MPI_Count)
 #endif
 
-GHOST_DEFINE(MPI_Fetch_and_op,
+GHOST_DEFINE_RMA(MPI_Fetch_and_op,
              (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
               MPI_Aint target_disp, MPI_Op op, MPI_Win win),
              (origin_addr, result_addr, datatype, target_rank, target_disp, op, win),
@@ -473,7 +473,7 @@ GHOST_DEFINE(MPI_Fetch_and_op,
                                result_addr, datatype, target_rank, target_disp, op);
              })
 
-GHOST_DEFINE(MPI_Compare_and_swap,
+GHOST_DEFINE_RMA(MPI_Compare_and_swap,
              (const void *origin_addr, const void *compare_addr, void *result_addr,
               MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win),
              (origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win),

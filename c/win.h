@@ -17,14 +17,17 @@
 /* Defines PMPI_name with the given body, timed like the generated
  * wrappers when profiling is on, and MPI_name as its alias. args repeats
  * the parameter names. */
-#define GHOST_DEFINE(name, params, args, ...)                                \
+#define GHOST_DEFINE(name, params, args, ...) GHOST_DEFINE_TIMED(ghost_prof_exit, name, params, args, __VA_ARGS__)
+/* The same for an RMA operation or one of its synchronization calls. */
+#define GHOST_DEFINE_RMA(name, params, args, ...) GHOST_DEFINE_TIMED(ghost_prof_exit_rma, name, params, args, __VA_ARGS__)
+#define GHOST_DEFINE_TIMED(exit_fn, name, params, args, ...)                 \
     static inline int ghost_body_##name params __VA_ARGS__                   \
     int P##name params                                                       \
     {                                                                        \
         if (GHOST_PROFILING()) {                                             \
             uint64_t t0 = ghost_prof_enter();                                \
             int rc = ghost_body_##name args;                                 \
-            ghost_prof_exit(t0);                                             \
+            exit_fn(t0);                                                     \
             return rc;                                                       \
         }                                                                    \
         return ghost_body_##name args;                                       \
@@ -174,17 +177,18 @@ typedef struct ghost_win {
      * npending: targets with ops_pending. q_since, q_stall: when (ticks)
      * the window last passed an agreement point, and the stalls of this
      * origin's completions on it since; q_issued: the operations this
-     * process issued on it since through a ghost; q_comm, q_ops: the
-     * process's communication time (ticks) and operations through a ghost
-     * (on every window) then.
-     * q_weight: what the evidence of the window's last switch here
-     * weighed, per mille of its stretch (a switch back must weigh more). q_next_try, q_backoff: when this process may coordinate
-     * a switch next, and the wait after a failed attempt (ticks). */
+     * process issued on it since through a ghost; q_rma, q_ops: the
+     * process's RMA time (ticks, ghost_prof_rma_so_far) and operations
+     * through a ghost (on every window) then. q_weight: what the evidence
+     * of the window's last switch here weighed, per mille of its stretch
+     * (a switch back must weigh more). q_next_try, q_backoff: when this
+     * process may coordinate a switch next, and the wait after a failed
+     * attempt (ticks). */
     int quiesce;
     struct ghost_qline *qline;
     int32_t q_seen;
     int npending;
-    uint64_t q_since, q_stall, q_comm, q_ops, q_next_try, q_backoff;
+    uint64_t q_since, q_stall, q_rma, q_ops, q_next_try, q_backoff;
     uint64_t q_weight, q_issued;
     /* The control plane's own record of a redirected window (shim/win.go:
      * its internal objects or arena segment), as a Go cgo.Handle; 0 for

@@ -110,13 +110,14 @@ func setupProfiling(cfg config.Config) {
 // its communication time (MPI time without waits for other ranks and
 // stalls on targets outside MPI), its length without the waits, all waits,
 // and the stalls, which are among the waits unless overCores says that the
-// cores were oversubscribed and they counted as communication (c/prof.c).
+// cores were oversubscribed and they counted as communication, and the part
+// of the communication time spent in RMA calls (c/prof.c).
 //
 //export ghostPredict
-func ghostPredict(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, overCores C.int) C.int {
+func ghostPredict(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, overCores C.int, rmaTicks C.uint64_t) C.int {
 	t := intervalTicks(commTicks, spanTicks, waitTicks, stallTicks, overCores != 0)
 	on := predictor.Observe(adapt.Interval{Comm: uint64(commTicks), Span: uint64(spanTicks),
-		Stall: t.Stall, Over: t.Over, Direct: t.Ops.Direct, Redirected: t.Ops.Ghost})
+		Stall: t.Stall, Over: t.Over, Direct: t.Ops.Direct, Redirected: t.Ops.Ghost, RMA: uint64(rmaTicks)})
 	ballot := predictor.Ballot()
 	if quiesceWindows {
 		perOp, stalls := predictor.Direct()
