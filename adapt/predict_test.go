@@ -291,8 +291,8 @@ func TestPredictorBallot(t *testing.T) {
 func TestPredictorKeepsTheCostThroughMarginalStalls(t *testing.T) {
 	p := NewPredictor(Thresholds{Low: 0.3, High: 0.6})
 	p.Observe(Interval{Comm: 5, Span: 100})
-	p.Observe(Interval{Comm: 45000, Span: 100000, Redirected: 3000}) // 15 per op through the ghost
-	p.Observe(Interval{Comm: 3000, Span: 100000, Direct: 3000})      // 1 per op
+	p.Observe(Interval{Comm: 45000, Span: 100000, Redirected: 3000})      // 15 per op through the ghost
+	p.Observe(Interval{Comm: 3000, Span: 100000, Direct: 3000})           // 1 per op
 	marginal := Interval{Comm: 200, Span: 10000, Stall: 600, Direct: 200} // 6%: stalled, below DoubtStallShare
 	for i := 1; i <= 20; i++ {
 		if p.Observe(marginal) {
