@@ -105,13 +105,19 @@ void ghost_quiesce_restart(ghost_win_t *w)
     w->q_weight = 0;
 }
 
+/* No fence or PSCW epoch, whose state names the path, and no pending
+ * set_info, which decides the next fence's state. */
+static int no_active_epoch(const ghost_win_t *w)
+{
+    return !w->fence_open && !w->access_open && w->nexposure == 0 && w->pending < 0;
+}
+
 /* Whether nothing but this process's accumulates in flight (npending)
- * keeps w from quiet (step 3 above): no lock, no epoch that names the
- * path, no pending set_info. */
+ * keeps w from quiet (step 3 above): no lock, and no other epoch. */
 static int unlocked(const ghost_win_t *w)
 {
     return __atomic_load_n(&w->nlocked, __ATOMIC_RELAXED) == 0 && w->lockall != GHOST_LOCKALL_LOCKS &&
-           !w->fence_open && !w->access_open && w->nexposure == 0 && w->pending < 0;
+           no_active_epoch(w);
 }
 
 /* Quiet: see step 3 above. */
@@ -135,8 +141,7 @@ static int quiet_for(ghost_win_t *w, int want)
  * a passive-target program's short epochs. */
 static int held_briefly(const ghost_win_t *w)
 {
-    return __atomic_load_n(&w->nlocked, __ATOMIC_RELAXED) > 0 && !w->lockall && !w->fence_open &&
-           !w->access_open && w->nexposure == 0 && w->pending < 0;
+    return __atomic_load_n(&w->nlocked, __ATOMIC_RELAXED) > 0 && !w->lockall && no_active_epoch(w);
 }
 
 /* One turn of a wait inside an RMA call: MPI's progress for the operations
