@@ -265,11 +265,9 @@ int ghost_quiesce_wait(MPI_Request *req, ghost_win_t **wins, int n)
 {
     int done = 0, rc, polls = 0;
     while ((rc = GHOST_REAL(MPI_Test)(req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done) {
-        for (int i = 0; i < n; i++) {
-            ghost_win_t *w = wins[i];
-            if (w->quiesce && __atomic_load_n(&w->qline->ann, __ATOMIC_ACQUIRE) != w->q_seen)
-                answer(w, 0);
-        }
+        for (int i = 0; i < n; i++)
+            if (ghost_quiesce_asked(wins[i]))
+                answer(wins[i], 0);
         if (++polls == BARRIER_POLLS_PER_YIELD) {
             polls = 0;
             sched_yield();

@@ -47,9 +47,13 @@ void ghost_quiesce_start(ghost_win_t *w);
  * on a window that takes part, when its ann moved since the last answer.
  * A quiet process acknowledges and waits for the decision. */
 void ghost_quiesce_answer(ghost_win_t *w);
+static inline int ghost_quiesce_asked(const ghost_win_t *w)
+{
+    return __builtin_expect(w->quiesce, 0) && __atomic_load_n(&w->qline->ann, __ATOMIC_ACQUIRE) != w->q_seen;
+}
 static inline void ghost_quiesce_check(ghost_win_t *w)
 {
-    if (__builtin_expect(w->quiesce, 0) && __atomic_load_n(&w->qline->ann, __ATOMIC_ACQUIRE) != w->q_seen)
+    if (ghost_quiesce_asked(w))
         ghost_quiesce_answer(w);
 }
 
