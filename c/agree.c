@@ -190,17 +190,18 @@ static int barrier(MPI_Comm comm)
     for (int i = 0; i < n && !changed; i++)
         changed = switchable(wins[i]) && ready(wins[i]) && (wins[i]->ballot > 0) != (vote > 0) &&
                   concerned(wins[i], comm, NULL);
+    /* Nonblocking on every rank: a rank that has a quiescing window
+     * answers switches outside collectives while it waits, and a blocking
+     * collective never matches a nonblocking one (MPI 4.0 6.12), while
+     * whether a rank has such a window depends on the windows it belongs
+     * to, not on comm. */
     int any = 0, quiescing = 0, rc;
     for (int i = 0; i < n && !quiescing; i++)
         quiescing = wins[i]->quiesce;
-    if (quiescing) { /* answer switches outside collectives while waiting */
-        MPI_Request req;
-        rc = GHOST_REAL(MPI_Iallreduce)(&changed, &any, 1, MPI_INT, MPI_MAX, comm, &req);
-        if (rc == MPI_SUCCESS)
-            rc = ghost_quiesce_wait(&req, wins, n);
-    } else {
-        rc = GHOST_REAL(MPI_Allreduce)(&changed, &any, 1, MPI_INT, MPI_MAX, comm);
-    }
+    MPI_Request req;
+    rc = GHOST_REAL(MPI_Iallreduce)(&changed, &any, 1, MPI_INT, MPI_MAX, comm, &req);
+    if (rc == MPI_SUCCESS)
+        rc = quiescing ? ghost_quiesce_wait(&req, wins, n) : GHOST_REAL(MPI_Wait)(&req, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS && any)
         rc = agree_at(comm, wins, n, vote);
     return rc;

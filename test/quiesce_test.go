@@ -144,3 +144,30 @@ func TestQuiescenceSwitchesSafely(t *testing.T) {
 		})
 	}
 }
+
+// Under GHOST_ASYNC=auto MPI_Barrier becomes Ghost's own collective, and a
+// rank that holds a window able to switch outside collectives waits in it
+// differently (answering switches). Ranks that hold no such window must
+// still take the same kind of collective: here only the even ranks hold
+// a window (on their own communicator, spanning the two fake nodes), and
+// every rank meets in barriers on MPI_COMM_WORLD (a blocking allreduce on
+// some ranks against a nonblocking one on others hung).
+func TestBarrierWhereOnlySomeRanksHoldWindows(t *testing.T) {
+	needMPI(t)
+	for _, ompi := range []bool{false, true} {
+		name := "mpich"
+		if ompi {
+			name = "ompi"
+		}
+		t.Run(name, func(t *testing.T) {
+			bin := programFor(t, mpiOf(ompi), "programs", "barrier_subwin.c")
+			r := ghostRun(t, job{users: 4, ghosts: 1, hosts: "nodeA:3,nodeB:3",
+				env:  []string{"GHOST_ASYNC=auto", "GHOST_TEST_FAULT=quiesce_flip:1ms"},
+				args: []string{bin, "40"}})
+			expectChecks(t, r, 4)
+			if !regexp.MustCompile(`(?m)^rank 0 of 4: 2 checks, 0 failed$`).MatchString(r.stdout) {
+				t.Errorf("rank 0 did not check the sum:\n%s", r)
+			}
+		})
+	}
+}
