@@ -20,8 +20,10 @@ DEB_PKGS := mpich libmpich-dev gfortran pkg-config nwchem-mpich libarmci-mpi-dev
 # Installed with --no-install-recommends: Slurm and munge for the Slurm
 # integration test (test/slurm_test.go), which runs its own daemons in a
 # scratch directory. Their recommendations (mail, database and docs
-# packages) are not needed for that.
-DEB_PKGS_NO_RECOMMENDS := slurmctld slurmd slurm-client munge
+# packages) are not needed for that. gdb: a test job that runs past its
+# timeout has its processes' stacks printed before it is killed
+# (test/stacks_test.go).
+DEB_PKGS_NO_RECOMMENDS := slurmctld slurmd slurm-client munge gdb
 GO_TEST_FLAGS ?= -count=1 -timeout 20m
 
 export CGO_ENABLED := 1

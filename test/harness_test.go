@@ -239,7 +239,11 @@ func execute(t *testing.T, j job, name string, args ...string) result {
 	cmd.Env = append(os.Environ(), j.env...)
 	// mpiexec forks proxies and ranks: on timeout, kill the whole group.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var stacks string
+	cmd.Cancel = func() error {
+		stacks = hungStacks(cmd.Process.Pid)
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -254,7 +258,7 @@ func execute(t *testing.T, j job, name string, args ...string) result {
 		t.Fatalf("%s: %v", name, err)
 	}
 	if res.timedOut {
-		t.Fatalf("%s %s timed out after %v\n%s", name, strings.Join(args, " "), timeout, res)
+		t.Fatalf("%s %s timed out after %v\n%s--- stacks when it timed out\n%s", name, strings.Join(args, " "), timeout, res, stacks)
 	}
 	return res
 }
