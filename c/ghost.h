@@ -215,6 +215,9 @@ void ghost_stdout_restore(void);
 
 /* ---- entry points into Go (defined in shim/) ---------------------------- */
 
+/* Returns once the Go runtime has started (any call into Go waits for
+ * that): ghost_unpreload calls it before it changes the environment. */
+extern void ghostRuntimeReady(void);
 /* Called right after PMPI_Init/PMPI_Init_thread. On a ghost it never returns. */
 extern int ghostAfterInit(int provided);
 /* Called at the start of MPI_Finalize on user processes. */

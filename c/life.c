@@ -304,6 +304,14 @@ void ghost_unpreload(void)
     }
     kept[k] = 0;
     if (changed) {
+        /* In a c-shared library the Go runtime starts on a thread of its
+         * own, and copies the environment there from the array that the
+         * process started with. unsetenv removes an entry by shifting the
+         * later ones down in that very array: during the copy, Go skipped
+         * the variable after LD_PRELOAD now and then (GHOST_NG on one rank
+         * of four, which then took another ghost count than the others
+         * and hung the job in MPI_Init). So Go must be done first. */
+        ghostRuntimeReady();
         if (k == 0)
             unsetenv("LD_PRELOAD");
         else

@@ -8,7 +8,6 @@ package main
 import "C"
 
 import (
-	"os"
 	"time"
 
 	"github.com/ghost-mpi/ghost/adapt"
@@ -42,12 +41,12 @@ func opsSince() profile.OpCounts {
 // job's user count and ghosts per node (docs/calibrate.md). Every process
 // reads the file; a problem is agreed over world, so that the lowest rank
 // that met one prints it once, and then every rank keeps the variables'
-// values: the job never runs with thresholds that differ by rank.
-func applyThresholds(cfg config.Config, world C.MPI_Comm, layout *redirect.Layout) config.Config {
+// values: the job never runs with thresholds that differ by rank. env is
+// the environment the configuration was read from (environNow).
+func applyThresholds(cfg config.Config, env []string, world C.MPI_Comm, layout *redirect.Layout) config.Config {
 	if cfg.Thresholds == "" {
 		return cfg
 	}
-	env := os.Environ()
 	t, line, err := adapt.Choose(cfg.Thresholds, len(layout.WorldOfUser), cfg.NG,
 		adapt.Thresholds{Low: cfg.CRLow, High: cfg.CRHigh},
 		config.Explicit(env, "GHOST_CR_LOW"), config.Explicit(env, "GHOST_CR_HIGH"))

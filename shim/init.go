@@ -45,6 +45,13 @@ type job struct {
 
 var self job
 
+// ghostRuntimeReady does nothing: a call into Go returns only once the Go
+// runtime has started, which is what its caller waits for (c/life.c,
+// ghost_unpreload).
+//
+//export ghostRuntimeReady
+func ghostRuntimeReady() {}
+
 // ghostAfterInit runs right after PMPI_Init. It reads the configuration,
 // agrees job-wide that it is valid (or aborts with one message), and splits
 // every node into users and ghosts. A ghost never returns from here.
@@ -53,7 +60,8 @@ var self job
 func ghostAfterInit(provided C.int) C.int {
 	C.ghost_tsc_hz_start() // the setup below pays for measuring the TSC
 	world := commWorld
-	cfg, problems := config.Load(os.Environ())
+	env := environNow()
+	cfg, problems := config.Load(env)
 	self = job{cfg: cfg, worldRank: commRank(world), started: time.Now(), threadMultiple: provided == C.MPI_THREAD_MULTIPLE}
 	self.log = &logger{level: cfg.Verbose}
 	// Every process waits politely in the collectives of the setup below:
@@ -133,7 +141,7 @@ func ghostAfterInit(provided C.int) C.int {
 		C.ghost_real_barrier(world)
 		select {} // unreachable: the abort ends this process
 	}
-	cfg = applyThresholds(cfg, world, layout)
+	cfg = applyThresholds(cfg, env, world, layout)
 	self.cfg = cfg
 	if rc := setupWindowPaths(cfg, layout); rc != C.MPI_SUCCESS {
 		return rc

@@ -70,6 +70,21 @@ func TestPassThrough(t *testing.T) {
 
 // Fortran through `use mpi` (libmpifort calls the C MPI_ symbols) and
 // through `use mpi_f08` (MPICH's f08 bindings call PMPI_ directly).
+// Ghost reads its variables at MPI_Init, from the environment as the
+// program left it, not as the process started: a program that sets
+// GHOST_NG=1 and GHOST_VERBOSE=info before MPI_Init, started by hydra with
+// Ghost preloaded and no GHOST_* variable, gets one ghost (its world is one
+// process smaller) and Ghost's info line.
+func TestConfigurationReadAtInit(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "env_at_init.c")
+	r := mpiexecRun(t, job{args: []string{bin, "3"}}, 3, true)
+	expectChecks(t, r, 2)
+	if !strings.Contains(r.stderr, "2 user rank(s), 1 ghost(s) on 1 node(s)") {
+		t.Errorf("no info line for 2 users and 1 ghost:\n%s", r)
+	}
+}
+
 func TestFortran(t *testing.T) {
 	needMPI(t)
 	line := regexp.MustCompile(`fortran rank (\d+) of 4 sum 6 half 2 expected 2`)
