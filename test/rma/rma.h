@@ -14,6 +14,8 @@
 #ifndef RMA_H
 #define RMA_H
 #include "../programs/check.h"
+#include <execinfo.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,18 +31,29 @@ static const char *cur_mode = "-";
 #define CHECKM(cond, fmt, ...) CHECK(cond, "[%s] " fmt, cur_mode, ##__VA_ARGS__)
 
 /* A watchdog turns a hang into one FAIL line and a quick exit (the job then
- * ends with a non-zero status), naming the mode or phase that was running.
- * SA_ONSTACK: the handler may run on a thread of the Go runtime that Ghost
- * brings into the process. */
+ * ends with a non-zero status), naming the mode or phase that was running,
+ * with the main thread's stack on stderr (the functions that shared
+ * libraries export: MPI's and Ghost's entry points). SA_ONSTACK: the
+ * handler may run on a thread of the Go runtime that Ghost brings into the
+ * process; such a thread hands the signal to the main thread. */
 static int watchdog_secs = 50; /* under the Go runner's 60 s per job */
+static pthread_t main_thread;
 RMA_FN void watchdog_fired(int sig)
 {
+    if (!pthread_equal(pthread_self(), main_thread)) {
+        pthread_kill(main_thread, sig);
+        return;
+    }
     char msg[256];
-    (void)sig;
     int n = snprintf(msg, sizeof(msg), "FAIL rank %d: watchdog: no progress after %d s in [%s]\n", me,
                      watchdog_secs, cur_mode);
     if (write(1, msg, n) < 0)
         _exit(3);
+    void *frames[32];
+    int depth = backtrace(frames, 32);
+    n = snprintf(msg, sizeof(msg), "rank %d: main thread's stack when the watchdog fired:\n", me);
+    if (write(2, msg, n) >= 0)
+        backtrace_symbols_fd(frames, depth, 2);
     _exit(3);
 }
 RMA_FN void watchdog(int secs)
@@ -50,6 +63,9 @@ RMA_FN void watchdog(int secs)
     sa.sa_handler = watchdog_fired;
     sa.sa_flags = SA_ONSTACK;
     sigaction(SIGALRM, &sa, NULL);
+    main_thread = pthread_self();
+    void *frame;
+    backtrace(&frame, 1); /* loads libgcc now: the handler cannot */
     watchdog_secs = secs;
     alarm(secs);
 }
