@@ -86,13 +86,12 @@ int ghost_quiesce_stall_permille = 1000;
 uint64_t ghost_quiesce_direct_op_ticks = 0;
 int ghost_quiesce_direct_stall_permille = 0;
 
+/* The window is new (ghost_win_new zeroes it): nothing answered, nothing
+ * pending, free to try at once. */
 void ghost_quiesce_start(ghost_win_t *w)
 {
-    w->q_seen = 0;
-    w->npending = 0;
     ghost_quiesce_restart(w);
     w->q_backoff = ghost_quiesce_flip_ticks ? ghost_quiesce_flip_ticks : ghost_quiesce_evidence_ticks;
-    w->q_next_try = 0;
 }
 
 void ghost_quiesce_restart(ghost_win_t *w)
