@@ -183,23 +183,23 @@ static int barrier(MPI_Comm comm)
     int n = ghost_implicit_points ? ghost_win_list(wins, MAX_WINDOWS) : 0;
     /* The program meets here: a switch outside collectives needs stalls
      * over a stretch without barriers (quiesce.c). */
+    int quiescing = 0;
     for (int i = 0; i < n; i++)
-        if (wins[i]->quiesce)
+        if (wins[i]->quiesce) {
             ghost_quiesce_restart(wins[i]);
+            quiescing = 1;
+        }
     int changed = 0;
     for (int i = 0; i < n && !changed; i++)
         changed = switchable(wins[i]) && ready(wins[i]) && (wins[i]->ballot > 0) != (vote > 0) &&
                   concerned(wins[i], comm, NULL);
-    /* Nonblocking on every rank: a rank that has a quiescing window
-     * answers switches outside collectives while it waits, and a blocking
-     * collective never matches a nonblocking one (MPI 4.0 6.12), while
-     * whether a rank has such a window depends on the windows it belongs
-     * to, not on comm. */
-    int any = 0, quiescing = 0, rc;
-    for (int i = 0; i < n && !quiescing; i++)
-        quiescing = wins[i]->quiesce;
+    /* Nonblocking on every rank: a rank with a quiescing window answers
+     * switches outside collectives while it waits, whether a rank has one
+     * depends on its windows rather than on comm, and a blocking
+     * collective never matches a nonblocking one (MPI 4.0 6.12). */
+    int any = 0;
     MPI_Request req;
-    rc = GHOST_REAL(MPI_Iallreduce)(&changed, &any, 1, MPI_INT, MPI_MAX, comm, &req);
+    int rc = GHOST_REAL(MPI_Iallreduce)(&changed, &any, 1, MPI_INT, MPI_MAX, comm, &req);
     if (rc == MPI_SUCCESS)
         rc = quiescing ? ghost_quiesce_wait(&req, wins, n) : GHOST_REAL(MPI_Wait)(&req, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS && any)
