@@ -19,7 +19,7 @@ static ghost_counters_t *slots = private_slots; /* this process's slots */
 ghost_counters_t *ghost_counters_mine = private_slots;
 int ghost_counters_atomic = 0;
 
-__thread ghost_counter_thread_t ghost_counter_thread __attribute__((tls_model("initial-exec")));
+__thread ghost_counter_thread_t ghost_counter_thread;
 /* Starts at 1: a thread's zeroed TLS never matches, so its first count
  * claims a slot. */
 unsigned ghost_counters_gen = 1;

@@ -88,7 +88,7 @@ typedef struct {
      * helpers that also serve setup and finalize need not know who called. */
     int call;
 } ghost_counter_thread_t;
-extern __thread ghost_counter_thread_t ghost_counter_thread __attribute__((tls_model("initial-exec")));
+extern __thread ghost_counter_thread_t ghost_counter_thread;
 extern unsigned ghost_counters_gen;
 /* Claims a slot for the calling thread in the current generation. */
 void ghost_counters_claim(ghost_counter_thread_t *t);

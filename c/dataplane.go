@@ -11,6 +11,14 @@ package dataplane
 //go:generate go run ./internal/wrapgen/mkwrappers -dir .
 //go:generate go run ./internal/constgen/mkconst -root ..
 
-// #cgo CFLAGS: -O2 -Wall -Wno-unused-variable
+// Thread-locals use the initial-exec model: libghost.so is loaded when its
+// process starts (LD_PRELOAD, or linked), as the Go runtime inside it
+// already requires, so every thread-local has a fixed offset from the
+// thread pointer. The default model for shared libraries calls
+// __tls_get_addr on every access, and the profiling timers, the counters
+// and the progress hook read thread-locals on every MPI call and every
+// pass of MPI's progress loop.
+
+// #cgo CFLAGS: -O2 -Wall -Wno-unused-variable -ftls-model=initial-exec
 // #include "ghost.h"
 import "C"
