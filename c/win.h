@@ -17,14 +17,20 @@
 /* Defines PMPI_name with the given body, timed like the generated
  * wrappers when profiling is on, and MPI_name as its alias. args repeats
  * the parameter names. */
-#define GHOST_DEFINE(name, params, args, ...) GHOST_DEFINE_TIMED(ghost_prof_exit, name, params, args, __VA_ARGS__)
+#define GHOST_DEFINE(name, params, args, ...) GHOST_DEFINE_TIMED(ghost_prof_exit, 0, name, params, args, __VA_ARGS__)
 /* The same for an RMA operation or one of its synchronization calls. */
-#define GHOST_DEFINE_RMA(name, params, args, ...) GHOST_DEFINE_TIMED(ghost_prof_exit_rma, name, params, args, __VA_ARGS__)
-#define GHOST_DEFINE_TIMED(exit_fn, name, params, args, ...)                 \
+#define GHOST_DEFINE_RMA(name, params, args, ...) GHOST_DEFINE_TIMED(ghost_prof_exit_rma, 0, name, params, args, __VA_ARGS__)
+/* An RMA synchronization call that profiling leaves untimed when
+ * idle(args...) holds: a call that has nothing to wait for (flush.c). */
+#define GHOST_DEFINE_RMA_UNLESS(idle, name, params, args, ...)                \
+    GHOST_DEFINE_TIMED(ghost_prof_exit_rma, idle args, name, params, args, __VA_ARGS__)
+/* A local bookkeeping call (c/internal/wrapgen's Local), never timed. */
+#define GHOST_DEFINE_LOCAL(name, params, args, ...) GHOST_DEFINE_TIMED(ghost_prof_exit, 1, name, params, args, __VA_ARGS__)
+#define GHOST_DEFINE_TIMED(exit_fn, untimed, name, params, args, ...)        \
     static inline int ghost_body_##name params __VA_ARGS__                   \
     int P##name params                                                       \
     {                                                                        \
-        if (GHOST_PROFILING()) {                                             \
+        if (GHOST_PROFILING() && !(untimed)) {                               \
             uint64_t t0 = ghost_prof_enter();                                \
             int rc = ghost_body_##name args;                                 \
             exit_fn(t0);                                                     \

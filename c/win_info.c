@@ -39,7 +39,7 @@ static int real_shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *di
     return rc;
 }
 
-GHOST_DEFINE(MPI_Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr),
+GHOST_DEFINE_LOCAL(MPI_Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr),
              (win, rank, size, disp_unit, baseptr), {
                  MPI_Aint du = 0;
                  int rc = shared_query(win, rank, size, &du, baseptr, real_shared_query);
@@ -48,7 +48,7 @@ GHOST_DEFINE(MPI_Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size, int *
              })
 
 #ifdef GHOST_HAVE_LARGE_COUNT
-GHOST_DEFINE(MPI_Win_shared_query_c, (MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr),
+GHOST_DEFINE_LOCAL(MPI_Win_shared_query_c, (MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr),
              (win, rank, size, disp_unit, baseptr), {
                  return shared_query(win, rank, size, disp_unit, baseptr, GHOST_REAL(MPI_Win_shared_query_c));
              })
@@ -59,7 +59,7 @@ GHOST_DEFINE(MPI_Win_shared_query_c, (MPI_Win win, int rank, MPI_Aint *size, MPI
  * window, whose base, size and disp_unit MPICH does not know, and a plain
  * window's size was rounded up for alignment: Ghost answers for the memory
  * the application asked for (ghost_win_attr). */
-GHOST_DEFINE(MPI_Win_get_attr, (MPI_Win win, int keyval, void *attribute_val, int *flag), (win, keyval, attribute_val, flag), {
+GHOST_DEFINE_LOCAL(MPI_Win_get_attr, (MPI_Win win, int keyval, void *attribute_val, int *flag), (win, keyval, attribute_val, flag), {
     ghost_win_t *w = ghost_win_find(win);
     if (w && ghost_win_attr(w, keyval, attribute_val, flag))
         return MPI_SUCCESS;
@@ -121,7 +121,7 @@ GHOST_DEFINE(MPI_Win_set_info, (MPI_Win win, MPI_Info info), (win, info), {
 })
 
 /* Adds Ghost's own hints to what MPICH reports. */
-GHOST_DEFINE(MPI_Win_get_info, (MPI_Win win, MPI_Info *info_used), (win, info_used), {
+GHOST_DEFINE_LOCAL(MPI_Win_get_info, (MPI_Win win, MPI_Info *info_used), (win, info_used), {
     int rc = GHOST_REAL(MPI_Win_get_info)(win, info_used);
     ghost_win_t *w = ghost_win_find(win);
     if (rc != MPI_SUCCESS || !w)

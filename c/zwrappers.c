@@ -4,7 +4,8 @@
 
 // Every MPI function that takes a communicator by value swaps MPI_COMM_WORLD
 // for the user world (which excludes ghosts) and calls MPICH's PMPI_ twin;
-// the others only time the call when profiling is on.
+// the others only time the call when profiling is on. Local bookkeeping calls
+// (wrapgen.Local: datatypes, groups, info, attributes, queries) are not timed.
 // Hand-written instead (see c/*.c):
 //   MPI_Abort: aborts the real world so that ghosts end too
 //   MPI_Attr_get: predefined attributes live on the real world
@@ -202,54 +203,6 @@ int PMPIX_Query_ze_support()
 }
 int MPIX_Query_ze_support() __attribute__((alias("PMPIX_Query_ze_support")));
 
-int PMPI_Add_error_class(int *errorclass)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Add_error_class)(errorclass);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Add_error_class)(errorclass);
-}
-int MPI_Add_error_class(int *errorclass) __attribute__((alias("PMPI_Add_error_class")));
-
-int PMPI_Add_error_code(int errorclass, int *errorcode)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Add_error_code)(errorclass, errorcode);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Add_error_code)(errorclass, errorcode);
-}
-int MPI_Add_error_code(int errorclass, int *errorcode) __attribute__((alias("PMPI_Add_error_code")));
-
-int PMPI_Add_error_string(int errorcode, const char *string)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Add_error_string)(errorcode, string);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Add_error_string)(errorcode, string);
-}
-int MPI_Add_error_string(int errorcode, const char *string) __attribute__((alias("PMPI_Add_error_string")));
-
-int PMPI_Address(void *location, MPI_Aint *address)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Address)(location, address);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Address)(location, address);
-}
-int MPI_Address(void *location, MPI_Aint *address) __attribute__((alias("PMPI_Address")));
-
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (GHOST_PROFILING()) {
@@ -345,18 +298,6 @@ int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
     return GHOST_REAL(MPI_Allgatherv_init_c)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, GHOST_USER_COMM(comm), info, request);
 }
 int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((alias("PMPI_Allgatherv_init_c")));
-
-int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Alloc_mem)(size, info, baseptr);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Alloc_mem)(size, info, baseptr);
-}
-int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) __attribute__((alias("PMPI_Alloc_mem")));
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -552,24 +493,12 @@ int MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
 
 int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Attr_delete)(GHOST_USER_COMM(comm), keyval);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Attr_delete)(GHOST_USER_COMM(comm), keyval);
 }
 int MPI_Attr_delete(MPI_Comm comm, int keyval) __attribute__((alias("PMPI_Attr_delete")));
 
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Attr_put)(GHOST_USER_COMM(comm), keyval, attribute_val);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Attr_put)(GHOST_USER_COMM(comm), keyval, attribute_val);
 }
 int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val) __attribute__((alias("PMPI_Attr_put")));
@@ -744,12 +673,6 @@ int MPI_Cancel(MPI_Request *request) __attribute__((alias("PMPI_Cancel")));
 
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Cart_coords)(GHOST_USER_COMM(comm), rank, maxdims, coords);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Cart_coords)(GHOST_USER_COMM(comm), rank, maxdims, coords);
 }
 int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) __attribute__((alias("PMPI_Cart_coords")));
@@ -768,12 +691,6 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Cart_get)(GHOST_USER_COMM(comm), maxdims, dims, periods, coords);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Cart_get)(GHOST_USER_COMM(comm), maxdims, dims, periods, coords);
 }
 int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) __attribute__((alias("PMPI_Cart_get")));
@@ -792,24 +709,12 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
 
 int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Cart_rank)(GHOST_USER_COMM(comm), coords, rank);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Cart_rank)(GHOST_USER_COMM(comm), coords, rank);
 }
 int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank) __attribute__((alias("PMPI_Cart_rank")));
 
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Cart_shift)(GHOST_USER_COMM(comm), direction, disp, rank_source, rank_dest);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Cart_shift)(GHOST_USER_COMM(comm), direction, disp, rank_source, rank_dest);
 }
 int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest) __attribute__((alias("PMPI_Cart_shift")));
@@ -828,12 +733,6 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) __at
 
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Cartdim_get)(GHOST_USER_COMM(comm), ndims);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Cartdim_get)(GHOST_USER_COMM(comm), ndims);
 }
 int MPI_Cartdim_get(MPI_Comm comm, int *ndims) __attribute__((alias("PMPI_Cartdim_get")));
@@ -876,12 +775,6 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) __attribute__((alias(
 
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Comm_compare)(GHOST_USER_COMM(comm1), GHOST_USER_COMM(comm2), result);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Comm_compare)(GHOST_USER_COMM(comm1), GHOST_USER_COMM(comm2), result);
 }
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) __attribute__((alias("PMPI_Comm_compare")));
@@ -934,26 +827,8 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 }
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) __attribute__((alias("PMPI_Comm_create_group")));
 
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Comm_create_keyval)(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Comm_create_keyval)(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
-}
-int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state) __attribute__((alias("PMPI_Comm_create_keyval")));
-
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Comm_delete_attr)(GHOST_USER_COMM(comm), comm_keyval);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Comm_delete_attr)(GHOST_USER_COMM(comm), comm_keyval);
 }
 int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) __attribute__((alias("PMPI_Comm_delete_attr")));
@@ -1006,62 +881,20 @@ int PMPI_Comm_free(MPI_Comm *comm)
 }
 int MPI_Comm_free(MPI_Comm *comm) __attribute__((alias("PMPI_Comm_free")));
 
-int PMPI_Comm_free_keyval(int *comm_keyval)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Comm_free_keyval)(comm_keyval);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Comm_free_keyval)(comm_keyval);
-}
-int MPI_Comm_free_keyval(int *comm_keyval) __attribute__((alias("PMPI_Comm_free_keyval")));
-
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Comm_get_info)(GHOST_USER_COMM(comm), info_used);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Comm_get_info)(GHOST_USER_COMM(comm), info_used);
 }
 int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used) __attribute__((alias("PMPI_Comm_get_info")));
 
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Comm_get_name)(GHOST_USER_COMM(comm), comm_name, resultlen);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Comm_get_name)(GHOST_USER_COMM(comm), comm_name, resultlen);
 }
 int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) __attribute__((alias("PMPI_Comm_get_name")));
 
-int PMPI_Comm_get_parent(MPI_Comm *parent)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Comm_get_parent)(parent);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Comm_get_parent)(parent);
-}
-int MPI_Comm_get_parent(MPI_Comm *parent) __attribute__((alias("PMPI_Comm_get_parent")));
-
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Comm_group)(GHOST_USER_COMM(comm), group);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Comm_group)(GHOST_USER_COMM(comm), group);
 }
 int MPI_Comm_group(MPI_Comm comm, MPI_Group *group) __attribute__((alias("PMPI_Comm_group")));
@@ -1104,48 +937,24 @@ int MPI_Comm_join(int fd, MPI_Comm *intercomm) __attribute__((alias("PMPI_Comm_j
 
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Comm_rank)(GHOST_USER_COMM(comm), rank);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Comm_rank)(GHOST_USER_COMM(comm), rank);
 }
 int MPI_Comm_rank(MPI_Comm comm, int *rank) __attribute__((alias("PMPI_Comm_rank")));
 
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Comm_remote_group)(GHOST_USER_COMM(comm), group);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Comm_remote_group)(GHOST_USER_COMM(comm), group);
 }
 int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) __attribute__((alias("PMPI_Comm_remote_group")));
 
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Comm_remote_size)(GHOST_USER_COMM(comm), size);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Comm_remote_size)(GHOST_USER_COMM(comm), size);
 }
 int MPI_Comm_remote_size(MPI_Comm comm, int *size) __attribute__((alias("PMPI_Comm_remote_size")));
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Comm_set_attr)(GHOST_USER_COMM(comm), comm_keyval, attribute_val);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Comm_set_attr)(GHOST_USER_COMM(comm), comm_keyval, attribute_val);
 }
 int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val) __attribute__((alias("PMPI_Comm_set_attr")));
@@ -1164,24 +973,12 @@ int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) __attribute__((alias("PMPI_C
 
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Comm_set_name)(GHOST_USER_COMM(comm), comm_name);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Comm_set_name)(GHOST_USER_COMM(comm), comm_name);
 }
 int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name) __attribute__((alias("PMPI_Comm_set_name")));
 
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Comm_size)(GHOST_USER_COMM(comm), size);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Comm_size)(GHOST_USER_COMM(comm), size);
 }
 int MPI_Comm_size(MPI_Comm comm, int *size) __attribute__((alias("PMPI_Comm_size")));
@@ -1236,27 +1033,9 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Comm_test_inter)(GHOST_USER_COMM(comm), flag);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Comm_test_inter)(GHOST_USER_COMM(comm), flag);
 }
 int MPI_Comm_test_inter(MPI_Comm comm, int *flag) __attribute__((alias("PMPI_Comm_test_inter")));
-
-int PMPI_Dims_create(int nnodes, int ndims, int dims[])
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Dims_create)(nnodes, ndims, dims);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Dims_create)(nnodes, ndims, dims);
-}
-int MPI_Dims_create(int nnodes, int ndims, int dims[]) __attribute__((alias("PMPI_Dims_create")));
 
 int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
@@ -1284,75 +1063,15 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 
 int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Dist_graph_neighbors)(GHOST_USER_COMM(comm), maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Dist_graph_neighbors)(GHOST_USER_COMM(comm), maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
 }
 int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]) __attribute__((alias("PMPI_Dist_graph_neighbors")));
 
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Dist_graph_neighbors_count)(GHOST_USER_COMM(comm), indegree, outdegree, weighted);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Dist_graph_neighbors_count)(GHOST_USER_COMM(comm), indegree, outdegree, weighted);
 }
 int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted) __attribute__((alias("PMPI_Dist_graph_neighbors_count")));
-
-int PMPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Errhandler_create)(comm_errhandler_fn, errhandler);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Errhandler_create)(comm_errhandler_fn, errhandler);
-}
-int MPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler) __attribute__((alias("PMPI_Errhandler_create")));
-
-int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Errhandler_free)(errhandler);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Errhandler_free)(errhandler);
-}
-int MPI_Errhandler_free(MPI_Errhandler *errhandler) __attribute__((alias("PMPI_Errhandler_free")));
-
-int PMPI_Error_class(int errorcode, int *errorclass)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Error_class)(errorcode, errorclass);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Error_class)(errorcode, errorclass);
-}
-int MPI_Error_class(int errorcode, int *errorclass) __attribute__((alias("PMPI_Error_class")));
-
-int PMPI_Error_string(int errorcode, char *string, int *resultlen)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Error_string)(errorcode, string, resultlen);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Error_string)(errorcode, string, resultlen);
-}
-int MPI_Error_string(int errorcode, char *string, int *resultlen) __attribute__((alias("PMPI_Error_string")));
 
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -2458,30 +2177,6 @@ int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_
 }
 int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((alias("PMPI_File_write_shared_c")));
 
-int PMPI_Finalized(int *flag)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Finalized)(flag);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Finalized)(flag);
-}
-int MPI_Finalized(int *flag) __attribute__((alias("PMPI_Finalized")));
-
-int PMPI_Free_mem(void *base)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Free_mem)(base);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Free_mem)(base);
-}
-int MPI_Free_mem(void *base) __attribute__((alias("PMPI_Free_mem")));
-
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (GHOST_PROFILING()) {
@@ -2578,114 +2273,6 @@ int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 }
 int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((alias("PMPI_Gatherv_init_c")));
 
-int PMPI_Get_address(const void *location, MPI_Aint *address)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Get_address)(location, address);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Get_address)(location, address);
-}
-int MPI_Get_address(const void *location, MPI_Aint *address) __attribute__((alias("PMPI_Get_address")));
-
-int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Get_count)(status, datatype, count);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Get_count)(status, datatype, count);
-}
-int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) __attribute__((alias("PMPI_Get_count")));
-
-int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Get_count_c)(status, datatype, count);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Get_count_c)(status, datatype, count);
-}
-int MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) __attribute__((alias("PMPI_Get_count_c")));
-
-int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Get_elements)(status, datatype, count);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Get_elements)(status, datatype, count);
-}
-int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count) __attribute__((alias("PMPI_Get_elements")));
-
-int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Get_elements_c)(status, datatype, count);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Get_elements_c)(status, datatype, count);
-}
-int MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) __attribute__((alias("PMPI_Get_elements_c")));
-
-int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Get_elements_x)(status, datatype, count);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Get_elements_x)(status, datatype, count);
-}
-int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) __attribute__((alias("PMPI_Get_elements_x")));
-
-int PMPI_Get_library_version(char *version, int *resultlen)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Get_library_version)(version, resultlen);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Get_library_version)(version, resultlen);
-}
-int MPI_Get_library_version(char *version, int *resultlen) __attribute__((alias("PMPI_Get_library_version")));
-
-int PMPI_Get_processor_name(char *name, int *resultlen)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Get_processor_name)(name, resultlen);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Get_processor_name)(name, resultlen);
-}
-int MPI_Get_processor_name(char *name, int *resultlen) __attribute__((alias("PMPI_Get_processor_name")));
-
-int PMPI_Get_version(int *version, int *subversion)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Get_version)(version, subversion);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Get_version)(version, subversion);
-}
-int MPI_Get_version(int *version, int *subversion) __attribute__((alias("PMPI_Get_version")));
-
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder, MPI_Comm *comm_graph)
 {
     if (GHOST_PROFILING()) {
@@ -2700,12 +2287,6 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int 
 
 int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[])
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Graph_get)(GHOST_USER_COMM(comm), maxindex, maxedges, indx, edges);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Graph_get)(GHOST_USER_COMM(comm), maxindex, maxedges, indx, edges);
 }
 int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[]) __attribute__((alias("PMPI_Graph_get")));
@@ -2724,36 +2305,18 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[]
 
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Graph_neighbors)(GHOST_USER_COMM(comm), rank, maxneighbors, neighbors);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Graph_neighbors)(GHOST_USER_COMM(comm), rank, maxneighbors, neighbors);
 }
 int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) __attribute__((alias("PMPI_Graph_neighbors")));
 
 int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Graph_neighbors_count)(GHOST_USER_COMM(comm), rank, nneighbors);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Graph_neighbors_count)(GHOST_USER_COMM(comm), rank, nneighbors);
 }
 int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors) __attribute__((alias("PMPI_Graph_neighbors_count")));
 
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Graphdims_get)(GHOST_USER_COMM(comm), nnodes, nedges);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Graphdims_get)(GHOST_USER_COMM(comm), nnodes, nedges);
 }
 int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) __attribute__((alias("PMPI_Graphdims_get")));
@@ -2781,162 +2344,6 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
     return GHOST_REAL(MPI_Grequest_start)(query_fn, free_fn, cancel_fn, extra_state, request);
 }
 int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request) __attribute__((alias("PMPI_Grequest_start")));
-
-int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Group_compare)(group1, group2, result);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Group_compare)(group1, group2, result);
-}
-int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result) __attribute__((alias("PMPI_Group_compare")));
-
-int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Group_difference)(group1, group2, newgroup);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Group_difference)(group1, group2, newgroup);
-}
-int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) __attribute__((alias("PMPI_Group_difference")));
-
-int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Group_excl)(group, n, ranks, newgroup);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Group_excl)(group, n, ranks, newgroup);
-}
-int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup) __attribute__((alias("PMPI_Group_excl")));
-
-int PMPI_Group_free(MPI_Group *group)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Group_free)(group);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Group_free)(group);
-}
-int MPI_Group_free(MPI_Group *group) __attribute__((alias("PMPI_Group_free")));
-
-int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Group_from_session_pset)(session, pset_name, newgroup);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Group_from_session_pset)(session, pset_name, newgroup);
-}
-int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup) __attribute__((alias("PMPI_Group_from_session_pset")));
-
-int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Group_incl)(group, n, ranks, newgroup);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Group_incl)(group, n, ranks, newgroup);
-}
-int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup) __attribute__((alias("PMPI_Group_incl")));
-
-int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Group_intersection)(group1, group2, newgroup);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Group_intersection)(group1, group2, newgroup);
-}
-int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) __attribute__((alias("PMPI_Group_intersection")));
-
-int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Group_range_excl)(group, n, ranges, newgroup);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Group_range_excl)(group, n, ranges, newgroup);
-}
-int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup) __attribute__((alias("PMPI_Group_range_excl")));
-
-int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Group_range_incl)(group, n, ranges, newgroup);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Group_range_incl)(group, n, ranges, newgroup);
-}
-int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup) __attribute__((alias("PMPI_Group_range_incl")));
-
-int PMPI_Group_rank(MPI_Group group, int *rank)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Group_rank)(group, rank);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Group_rank)(group, rank);
-}
-int MPI_Group_rank(MPI_Group group, int *rank) __attribute__((alias("PMPI_Group_rank")));
-
-int PMPI_Group_size(MPI_Group group, int *size)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Group_size)(group, size);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Group_size)(group, size);
-}
-int MPI_Group_size(MPI_Group group, int *size) __attribute__((alias("PMPI_Group_size")));
-
-int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Group_translate_ranks)(group1, n, ranks1, group2, ranks2);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Group_translate_ranks)(group1, n, ranks1, group2, ranks2);
-}
-int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) __attribute__((alias("PMPI_Group_translate_ranks")));
-
-int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Group_union)(group1, group2, newgroup);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Group_union)(group1, group2, newgroup);
-}
-int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) __attribute__((alias("PMPI_Group_union")));
 
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -3370,150 +2777,6 @@ int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
 }
 int MPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) __attribute__((alias("PMPI_Ineighbor_alltoallw_c")));
 
-int PMPI_Info_create(MPI_Info *info)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Info_create)(info);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Info_create)(info);
-}
-int MPI_Info_create(MPI_Info *info) __attribute__((alias("PMPI_Info_create")));
-
-int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Info_create_env)(argc, argv, info);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Info_create_env)(argc, argv, info);
-}
-int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info) __attribute__((alias("PMPI_Info_create_env")));
-
-int PMPI_Info_delete(MPI_Info info, const char *key)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Info_delete)(info, key);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Info_delete)(info, key);
-}
-int MPI_Info_delete(MPI_Info info, const char *key) __attribute__((alias("PMPI_Info_delete")));
-
-int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Info_dup)(info, newinfo);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Info_dup)(info, newinfo);
-}
-int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo) __attribute__((alias("PMPI_Info_dup")));
-
-int PMPI_Info_free(MPI_Info *info)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Info_free)(info);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Info_free)(info);
-}
-int MPI_Info_free(MPI_Info *info) __attribute__((alias("PMPI_Info_free")));
-
-int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Info_get)(info, key, valuelen, value, flag);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Info_get)(info, key, valuelen, value, flag);
-}
-int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag) __attribute__((alias("PMPI_Info_get")));
-
-int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Info_get_nkeys)(info, nkeys);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Info_get_nkeys)(info, nkeys);
-}
-int MPI_Info_get_nkeys(MPI_Info info, int *nkeys) __attribute__((alias("PMPI_Info_get_nkeys")));
-
-int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Info_get_nthkey)(info, n, key);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Info_get_nthkey)(info, n, key);
-}
-int MPI_Info_get_nthkey(MPI_Info info, int n, char *key) __attribute__((alias("PMPI_Info_get_nthkey")));
-
-int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Info_get_string)(info, key, buflen, value, flag);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Info_get_string)(info, key, buflen, value, flag);
-}
-int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag) __attribute__((alias("PMPI_Info_get_string")));
-
-int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Info_get_valuelen)(info, key, valuelen, flag);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Info_get_valuelen)(info, key, valuelen, flag);
-}
-int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag) __attribute__((alias("PMPI_Info_get_valuelen")));
-
-int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Info_set)(info, key, value);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Info_set)(info, key, value);
-}
-int MPI_Info_set(MPI_Info info, const char *key, const char *value) __attribute__((alias("PMPI_Info_set")));
-
-int PMPI_Initialized(int *flag)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Initialized)(flag);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Initialized)(flag);
-}
-int MPI_Initialized(int *flag) __attribute__((alias("PMPI_Initialized")));
-
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
 {
     if (GHOST_PROFILING()) {
@@ -3682,18 +2945,6 @@ int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int d
 }
 int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((alias("PMPI_Irsend_c")));
 
-int PMPI_Is_thread_main(int *flag)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Is_thread_main)(flag);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Is_thread_main)(flag);
-}
-int MPI_Is_thread_main(int *flag) __attribute__((alias("PMPI_Is_thread_main")));
-
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     if (GHOST_PROFILING()) {
@@ -3861,30 +3112,6 @@ int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int d
     return GHOST_REAL(MPI_Issend_c)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
 }
 int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((alias("PMPI_Issend_c")));
-
-int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Keyval_create)(copy_fn, delete_fn, keyval, extra_state);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Keyval_create)(copy_fn, delete_fn, keyval, extra_state);
-}
-int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state) __attribute__((alias("PMPI_Keyval_create")));
-
-int PMPI_Keyval_free(int *keyval)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Keyval_free)(keyval);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Keyval_free)(keyval);
-}
-int MPI_Keyval_free(int *keyval) __attribute__((alias("PMPI_Keyval_free")));
 
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
@@ -4174,54 +3401,6 @@ int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcoun
 }
 int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((alias("PMPI_Neighbor_alltoallw_init_c")));
 
-int PMPI_Op_commutative(MPI_Op op, int *commute)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Op_commutative)(op, commute);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Op_commutative)(op, commute);
-}
-int MPI_Op_commutative(MPI_Op op, int *commute) __attribute__((alias("PMPI_Op_commutative")));
-
-int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Op_create)(user_fn, commute, op);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Op_create)(user_fn, commute, op);
-}
-int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) __attribute__((alias("PMPI_Op_create")));
-
-int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Op_create_c)(user_fn, commute, op);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Op_create_c)(user_fn, commute, op);
-}
-int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op) __attribute__((alias("PMPI_Op_create_c")));
-
-int PMPI_Op_free(MPI_Op *op)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Op_free)(op);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Op_free)(op);
-}
-int MPI_Op_free(MPI_Op *op) __attribute__((alias("PMPI_Op_free")));
-
 int PMPI_Open_port(MPI_Info info, char *port_name)
 {
     if (GHOST_PROFILING()) {
@@ -4236,96 +3415,24 @@ int MPI_Open_port(MPI_Info info, char *port_name) __attribute__((alias("PMPI_Ope
 
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Pack)(inbuf, incount, datatype, outbuf, outsize, position, GHOST_USER_COMM(comm));
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Pack)(inbuf, incount, datatype, outbuf, outsize, position, GHOST_USER_COMM(comm));
 }
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm) __attribute__((alias("PMPI_Pack")));
 
 int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Pack_c)(inbuf, incount, datatype, outbuf, outsize, position, GHOST_USER_COMM(comm));
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Pack_c)(inbuf, incount, datatype, outbuf, outsize, position, GHOST_USER_COMM(comm));
 }
 int MPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm) __attribute__((alias("PMPI_Pack_c")));
 
-int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Pack_external)(datarep, inbuf, incount, datatype, outbuf, outsize, position);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Pack_external)(datarep, inbuf, incount, datatype, outbuf, outsize, position);
-}
-int MPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position) __attribute__((alias("PMPI_Pack_external")));
-
-int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Pack_external_c)(datarep, inbuf, incount, datatype, outbuf, outsize, position);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Pack_external_c)(datarep, inbuf, incount, datatype, outbuf, outsize, position);
-}
-int MPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position) __attribute__((alias("PMPI_Pack_external_c")));
-
-int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Pack_external_size)(datarep, incount, datatype, size);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Pack_external_size)(datarep, incount, datatype, size);
-}
-int MPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size) __attribute__((alias("PMPI_Pack_external_size")));
-
-int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Pack_external_size_c)(datarep, incount, datatype, size);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Pack_external_size_c)(datarep, incount, datatype, size);
-}
-int MPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size) __attribute__((alias("PMPI_Pack_external_size_c")));
-
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Pack_size)(incount, datatype, GHOST_USER_COMM(comm), size);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Pack_size)(incount, datatype, GHOST_USER_COMM(comm), size);
 }
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size) __attribute__((alias("PMPI_Pack_size")));
 
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Pack_size_c)(incount, datatype, GHOST_USER_COMM(comm), size);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Pack_size_c)(incount, datatype, GHOST_USER_COMM(comm), size);
 }
 int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size) __attribute__((alias("PMPI_Pack_size_c")));
@@ -4425,18 +3532,6 @@ int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_
     return GHOST_REAL(MPI_Publish_name)(service_name, info, port_name);
 }
 int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) __attribute__((alias("PMPI_Publish_name")));
-
-int PMPI_Query_thread(int *provided)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Query_thread)(provided);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Query_thread)(provided);
-}
-int MPI_Query_thread(int *provided) __attribute__((alias("PMPI_Query_thread")));
 
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
@@ -5182,114 +4277,6 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
 }
 int MPI_Startall(int count, MPI_Request array_of_requests[]) __attribute__((alias("PMPI_Startall")));
 
-int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Status_c2f)(c_status, f_status);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Status_c2f)(c_status, f_status);
-}
-int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status) __attribute__((alias("PMPI_Status_c2f")));
-
-int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Status_c2f08)(c_status, f08_status);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Status_c2f08)(c_status, f08_status);
-}
-int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status) __attribute__((alias("PMPI_Status_c2f08")));
-
-int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Status_f082c)(f08_status, c_status);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Status_f082c)(f08_status, c_status);
-}
-int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status) __attribute__((alias("PMPI_Status_f082c")));
-
-int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Status_f082f)(f08_status, f_status);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Status_f082f)(f08_status, f_status);
-}
-int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status) __attribute__((alias("PMPI_Status_f082f")));
-
-int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Status_f2c)(f_status, c_status);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Status_f2c)(f_status, c_status);
-}
-int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status) __attribute__((alias("PMPI_Status_f2c")));
-
-int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Status_f2f08)(f_status, f08_status);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Status_f2f08)(f_status, f08_status);
-}
-int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status) __attribute__((alias("PMPI_Status_f2f08")));
-
-int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Status_set_cancelled)(status, flag);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Status_set_cancelled)(status, flag);
-}
-int MPI_Status_set_cancelled(MPI_Status *status, int flag) __attribute__((alias("PMPI_Status_set_cancelled")));
-
-int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Status_set_elements)(status, datatype, count);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Status_set_elements)(status, datatype, count);
-}
-int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count) __attribute__((alias("PMPI_Status_set_elements")));
-
-int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Status_set_elements_x)(status, datatype, count);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Status_set_elements_x)(status, datatype, count);
-}
-int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) __attribute__((alias("PMPI_Status_set_elements_x")));
-
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     if (GHOST_PROFILING()) {
@@ -5352,723 +4339,21 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 
 int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Topo_test)(GHOST_USER_COMM(comm), status);
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Topo_test)(GHOST_USER_COMM(comm), status);
 }
 int MPI_Topo_test(MPI_Comm comm, int *status) __attribute__((alias("PMPI_Topo_test")));
 
-int PMPI_Type_commit(MPI_Datatype *datatype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_commit)(datatype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_commit)(datatype);
-}
-int MPI_Type_commit(MPI_Datatype *datatype) __attribute__((alias("PMPI_Type_commit")));
-
-int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_contiguous)(count, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_contiguous)(count, oldtype, newtype);
-}
-int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_contiguous")));
-
-int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_contiguous_c)(count, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_contiguous_c)(count, oldtype, newtype);
-}
-int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_contiguous_c")));
-
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_darray)(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_darray)(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
-}
-int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_create_darray")));
-
-int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_darray_c)(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_darray_c)(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
-}
-int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_create_darray_c")));
-
-int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_f90_complex)(p, r, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_f90_complex)(p, r, newtype);
-}
-int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_create_f90_complex")));
-
-int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_f90_integer)(r, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_f90_integer)(r, newtype);
-}
-int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_create_f90_integer")));
-
-int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_f90_real)(p, r, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_f90_real)(p, r, newtype);
-}
-int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_create_f90_real")));
-
-int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_hindexed)(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_hindexed)(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-}
-int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_create_hindexed")));
-
-int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_hindexed_block)(count, blocklength, array_of_displacements, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_hindexed_block)(count, blocklength, array_of_displacements, oldtype, newtype);
-}
-int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_create_hindexed_block")));
-
-int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_hindexed_block_c)(count, blocklength, array_of_displacements, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_hindexed_block_c)(count, blocklength, array_of_displacements, oldtype, newtype);
-}
-int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_create_hindexed_block_c")));
-
-int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_hindexed_c)(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_hindexed_c)(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-}
-int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_create_hindexed_c")));
-
-int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_hvector)(count, blocklength, stride, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_hvector)(count, blocklength, stride, oldtype, newtype);
-}
-int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_create_hvector")));
-
-int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_hvector_c)(count, blocklength, stride, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_hvector_c)(count, blocklength, stride, oldtype, newtype);
-}
-int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_create_hvector_c")));
-
-int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_indexed_block)(count, blocklength, array_of_displacements, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_indexed_block)(count, blocklength, array_of_displacements, oldtype, newtype);
-}
-int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_create_indexed_block")));
-
-int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_indexed_block_c)(count, blocklength, array_of_displacements, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_indexed_block_c)(count, blocklength, array_of_displacements, oldtype, newtype);
-}
-int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_create_indexed_block_c")));
-
-int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_keyval)(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_keyval)(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
-}
-int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state) __attribute__((alias("PMPI_Type_create_keyval")));
-
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_resized)(oldtype, lb, extent, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_resized)(oldtype, lb, extent, newtype);
-}
-int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_create_resized")));
-
-int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_resized_c)(oldtype, lb, extent, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_resized_c)(oldtype, lb, extent, newtype);
-}
-int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_create_resized_c")));
-
-int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_struct)(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_struct)(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-}
-int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_create_struct")));
-
-int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_struct_c)(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_struct_c)(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-}
-int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_create_struct_c")));
-
-int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_subarray)(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_subarray)(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
-}
-int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_create_subarray")));
-
-int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_create_subarray_c)(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_create_subarray_c)(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
-}
-int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_create_subarray_c")));
-
-int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_delete_attr)(datatype, type_keyval);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_delete_attr)(datatype, type_keyval);
-}
-int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) __attribute__((alias("PMPI_Type_delete_attr")));
-
-int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_dup)(oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_dup)(oldtype, newtype);
-}
-int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_dup")));
-
-int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_extent)(datatype, extent);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_extent)(datatype, extent);
-}
-int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent) __attribute__((alias("PMPI_Type_extent")));
-
-int PMPI_Type_free(MPI_Datatype *datatype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_free)(datatype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_free)(datatype);
-}
-int MPI_Type_free(MPI_Datatype *datatype) __attribute__((alias("PMPI_Type_free")));
-
-int PMPI_Type_free_keyval(int *type_keyval)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_free_keyval)(type_keyval);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_free_keyval)(type_keyval);
-}
-int MPI_Type_free_keyval(int *type_keyval) __attribute__((alias("PMPI_Type_free_keyval")));
-
-int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_get_attr)(datatype, type_keyval, attribute_val, flag);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_get_attr)(datatype, type_keyval, attribute_val, flag);
-}
-int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag) __attribute__((alias("PMPI_Type_get_attr")));
-
-int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_get_contents)(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_get_contents)(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
-}
-int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) __attribute__((alias("PMPI_Type_get_contents")));
-
-int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_get_contents_c)(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_get_contents_c)(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
-}
-int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]) __attribute__((alias("PMPI_Type_get_contents_c")));
-
-int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_get_envelope)(datatype, num_integers, num_addresses, num_datatypes, combiner);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_get_envelope)(datatype, num_integers, num_addresses, num_datatypes, combiner);
-}
-int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner) __attribute__((alias("PMPI_Type_get_envelope")));
-
-int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_get_envelope_c)(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_get_envelope_c)(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
-}
-int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner) __attribute__((alias("PMPI_Type_get_envelope_c")));
-
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_get_extent)(datatype, lb, extent);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_get_extent)(datatype, lb, extent);
-}
-int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent) __attribute__((alias("PMPI_Type_get_extent")));
-
-int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_get_extent_c)(datatype, lb, extent);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_get_extent_c)(datatype, lb, extent);
-}
-int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) __attribute__((alias("PMPI_Type_get_extent_c")));
-
-int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_get_extent_x)(datatype, lb, extent);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_get_extent_x)(datatype, lb, extent);
-}
-int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) __attribute__((alias("PMPI_Type_get_extent_x")));
-
-int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_get_name)(datatype, type_name, resultlen);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_get_name)(datatype, type_name, resultlen);
-}
-int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen) __attribute__((alias("PMPI_Type_get_name")));
-
-int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_get_true_extent)(datatype, true_lb, true_extent);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_get_true_extent)(datatype, true_lb, true_extent);
-}
-int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent) __attribute__((alias("PMPI_Type_get_true_extent")));
-
-int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_get_true_extent_c)(datatype, true_lb, true_extent);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_get_true_extent_c)(datatype, true_lb, true_extent);
-}
-int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent) __attribute__((alias("PMPI_Type_get_true_extent_c")));
-
-int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_get_true_extent_x)(datatype, true_lb, true_extent);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_get_true_extent_x)(datatype, true_lb, true_extent);
-}
-int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent) __attribute__((alias("PMPI_Type_get_true_extent_x")));
-
-int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_hindexed)(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_hindexed)(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-}
-int MPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_hindexed")));
-
-int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_hvector)(count, blocklength, stride, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_hvector)(count, blocklength, stride, oldtype, newtype);
-}
-int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_hvector")));
-
-int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_indexed)(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_indexed)(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-}
-int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_indexed")));
-
-int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_indexed_c)(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_indexed_c)(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-}
-int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_indexed_c")));
-
-int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_lb)(datatype, displacement);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_lb)(datatype, displacement);
-}
-int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement) __attribute__((alias("PMPI_Type_lb")));
-
-int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_match_size)(typeclass, size, datatype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_match_size)(typeclass, size, datatype);
-}
-int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype) __attribute__((alias("PMPI_Type_match_size")));
-
-int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_set_attr)(datatype, type_keyval, attribute_val);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_set_attr)(datatype, type_keyval, attribute_val);
-}
-int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val) __attribute__((alias("PMPI_Type_set_attr")));
-
-int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_set_name)(datatype, type_name);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_set_name)(datatype, type_name);
-}
-int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name) __attribute__((alias("PMPI_Type_set_name")));
-
-int PMPI_Type_size(MPI_Datatype datatype, int *size)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_size)(datatype, size);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_size)(datatype, size);
-}
-int MPI_Type_size(MPI_Datatype datatype, int *size) __attribute__((alias("PMPI_Type_size")));
-
-int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_size_c)(datatype, size);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_size_c)(datatype, size);
-}
-int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size) __attribute__((alias("PMPI_Type_size_c")));
-
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_size_x)(datatype, size);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_size_x)(datatype, size);
-}
-int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) __attribute__((alias("PMPI_Type_size_x")));
-
-int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[], MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_struct)(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_struct)(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-}
-int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[], MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_struct")));
-
-int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_ub)(datatype, displacement);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_ub)(datatype, displacement);
-}
-int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement) __attribute__((alias("PMPI_Type_ub")));
-
-int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_vector)(count, blocklength, stride, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_vector)(count, blocklength, stride, oldtype, newtype);
-}
-int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_vector")));
-
-int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Type_vector_c)(count, blocklength, stride, oldtype, newtype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Type_vector_c)(count, blocklength, stride, oldtype, newtype);
-}
-int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((alias("PMPI_Type_vector_c")));
-
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Unpack)(inbuf, insize, position, outbuf, outcount, datatype, GHOST_USER_COMM(comm));
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Unpack)(inbuf, insize, position, outbuf, outcount, datatype, GHOST_USER_COMM(comm));
 }
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm) __attribute__((alias("PMPI_Unpack")));
 
 int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Unpack_c)(inbuf, insize, position, outbuf, outcount, datatype, GHOST_USER_COMM(comm));
-        ghost_prof_exit(t0);
-        return rc;
-    }
     return GHOST_REAL(MPI_Unpack_c)(inbuf, insize, position, outbuf, outcount, datatype, GHOST_USER_COMM(comm));
 }
 int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) __attribute__((alias("PMPI_Unpack_c")));
-
-int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Unpack_external)(datarep, inbuf, insize, position, outbuf, outcount, datatype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Unpack_external)(datarep, inbuf, insize, position, outbuf, outcount, datatype);
-}
-int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype) __attribute__((alias("PMPI_Unpack_external")));
-
-int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Unpack_external_c)(datarep, inbuf, insize, position, outbuf, outcount, datatype);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Unpack_external_c)(datarep, inbuf, insize, position, outbuf, outcount, datatype);
-}
-int MPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype) __attribute__((alias("PMPI_Unpack_external_c")));
 
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
@@ -6214,42 +4499,6 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 }
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) __attribute__((alias("PMPI_Win_create_dynamic")));
 
-int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Win_create_errhandler)(win_errhandler_fn, errhandler);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Win_create_errhandler)(win_errhandler_fn, errhandler);
-}
-int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler) __attribute__((alias("PMPI_Win_create_errhandler")));
-
-int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Win_create_keyval)(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Win_create_keyval)(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
-}
-int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state) __attribute__((alias("PMPI_Win_create_keyval")));
-
-int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Win_delete_attr)(win, win_keyval);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Win_delete_attr)(win, win_keyval);
-}
-int MPI_Win_delete_attr(MPI_Win win, int win_keyval) __attribute__((alias("PMPI_Win_delete_attr")));
-
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
     if (GHOST_PROFILING()) {
@@ -6262,91 +4511,7 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
 }
 int MPI_Win_detach(MPI_Win win, const void *base) __attribute__((alias("PMPI_Win_detach")));
 
-int PMPI_Win_free_keyval(int *win_keyval)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Win_free_keyval)(win_keyval);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Win_free_keyval)(win_keyval);
-}
-int MPI_Win_free_keyval(int *win_keyval) __attribute__((alias("PMPI_Win_free_keyval")));
-
-int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Win_get_errhandler)(win, errhandler);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Win_get_errhandler)(win, errhandler);
-}
-int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler) __attribute__((alias("PMPI_Win_get_errhandler")));
-
-int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Win_get_group)(win, group);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Win_get_group)(win, group);
-}
-int MPI_Win_get_group(MPI_Win win, MPI_Group *group) __attribute__((alias("PMPI_Win_get_group")));
-
-int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Win_get_name)(win, win_name, resultlen);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Win_get_name)(win, win_name, resultlen);
-}
-int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) __attribute__((alias("PMPI_Win_get_name")));
-
-int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Win_set_attr)(win, win_keyval, attribute_val);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Win_set_attr)(win, win_keyval, attribute_val);
-}
-int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) __attribute__((alias("PMPI_Win_set_attr")));
-
-int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Win_set_errhandler)(win, errhandler);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Win_set_errhandler)(win, errhandler);
-}
-int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) __attribute__((alias("PMPI_Win_set_errhandler")));
-
-int PMPI_Win_set_name(MPI_Win win, const char *win_name)
-{
-    if (GHOST_PROFILING()) {
-        uint64_t t0 = ghost_prof_enter();
-        int rc = GHOST_REAL(MPI_Win_set_name)(win, win_name);
-        ghost_prof_exit(t0);
-        return rc;
-    }
-    return GHOST_REAL(MPI_Win_set_name)(win, win_name);
-}
-int MPI_Win_set_name(MPI_Win win, const char *win_name) __attribute__((alias("PMPI_Win_set_name")));
-
-// 527 generated wrappers.
+// 390 generated wrappers.
 
 /* ---- real functions ---- */
 
@@ -6368,10 +4533,6 @@ __typeof__(PMPIX_Query_ze_support) *ghost_real_PMPIX_Query_ze_support;
 __typeof__(PMPI_Abort) *ghost_real_PMPI_Abort;
 __typeof__(PMPI_Accumulate) *ghost_real_PMPI_Accumulate;
 __typeof__(PMPI_Accumulate_c) *ghost_real_PMPI_Accumulate_c;
-__typeof__(PMPI_Add_error_class) *ghost_real_PMPI_Add_error_class;
-__typeof__(PMPI_Add_error_code) *ghost_real_PMPI_Add_error_code;
-__typeof__(PMPI_Add_error_string) *ghost_real_PMPI_Add_error_string;
-__typeof__(PMPI_Address) *ghost_real_PMPI_Address;
 __typeof__(PMPI_Allgather) *ghost_real_PMPI_Allgather;
 __typeof__(PMPI_Allgather_c) *ghost_real_PMPI_Allgather_c;
 __typeof__(PMPI_Allgather_init) *ghost_real_PMPI_Allgather_init;
@@ -6380,7 +4541,6 @@ __typeof__(PMPI_Allgatherv) *ghost_real_PMPI_Allgatherv;
 __typeof__(PMPI_Allgatherv_c) *ghost_real_PMPI_Allgatherv_c;
 __typeof__(PMPI_Allgatherv_init) *ghost_real_PMPI_Allgatherv_init;
 __typeof__(PMPI_Allgatherv_init_c) *ghost_real_PMPI_Allgatherv_init_c;
-__typeof__(PMPI_Alloc_mem) *ghost_real_PMPI_Alloc_mem;
 __typeof__(PMPI_Allreduce) *ghost_real_PMPI_Allreduce;
 __typeof__(PMPI_Allreduce_c) *ghost_real_PMPI_Allreduce_c;
 __typeof__(PMPI_Allreduce_init) *ghost_real_PMPI_Allreduce_init;
@@ -6432,18 +4592,15 @@ __typeof__(PMPI_Comm_create) *ghost_real_PMPI_Comm_create;
 __typeof__(PMPI_Comm_create_errhandler) *ghost_real_PMPI_Comm_create_errhandler;
 __typeof__(PMPI_Comm_create_from_group) *ghost_real_PMPI_Comm_create_from_group;
 __typeof__(PMPI_Comm_create_group) *ghost_real_PMPI_Comm_create_group;
-__typeof__(PMPI_Comm_create_keyval) *ghost_real_PMPI_Comm_create_keyval;
 __typeof__(PMPI_Comm_delete_attr) *ghost_real_PMPI_Comm_delete_attr;
 __typeof__(PMPI_Comm_disconnect) *ghost_real_PMPI_Comm_disconnect;
 __typeof__(PMPI_Comm_dup) *ghost_real_PMPI_Comm_dup;
 __typeof__(PMPI_Comm_dup_with_info) *ghost_real_PMPI_Comm_dup_with_info;
 __typeof__(PMPI_Comm_free) *ghost_real_PMPI_Comm_free;
-__typeof__(PMPI_Comm_free_keyval) *ghost_real_PMPI_Comm_free_keyval;
 __typeof__(PMPI_Comm_get_attr) *ghost_real_PMPI_Comm_get_attr;
 __typeof__(PMPI_Comm_get_errhandler) *ghost_real_PMPI_Comm_get_errhandler;
 __typeof__(PMPI_Comm_get_info) *ghost_real_PMPI_Comm_get_info;
 __typeof__(PMPI_Comm_get_name) *ghost_real_PMPI_Comm_get_name;
-__typeof__(PMPI_Comm_get_parent) *ghost_real_PMPI_Comm_get_parent;
 __typeof__(PMPI_Comm_group) *ghost_real_PMPI_Comm_group;
 __typeof__(PMPI_Comm_idup) *ghost_real_PMPI_Comm_idup;
 __typeof__(PMPI_Comm_idup_with_info) *ghost_real_PMPI_Comm_idup_with_info;
@@ -6462,17 +4619,12 @@ __typeof__(PMPI_Comm_split) *ghost_real_PMPI_Comm_split;
 __typeof__(PMPI_Comm_split_type) *ghost_real_PMPI_Comm_split_type;
 __typeof__(PMPI_Comm_test_inter) *ghost_real_PMPI_Comm_test_inter;
 __typeof__(PMPI_Compare_and_swap) *ghost_real_PMPI_Compare_and_swap;
-__typeof__(PMPI_Dims_create) *ghost_real_PMPI_Dims_create;
 __typeof__(PMPI_Dist_graph_create) *ghost_real_PMPI_Dist_graph_create;
 __typeof__(PMPI_Dist_graph_create_adjacent) *ghost_real_PMPI_Dist_graph_create_adjacent;
 __typeof__(PMPI_Dist_graph_neighbors) *ghost_real_PMPI_Dist_graph_neighbors;
 __typeof__(PMPI_Dist_graph_neighbors_count) *ghost_real_PMPI_Dist_graph_neighbors_count;
-__typeof__(PMPI_Errhandler_create) *ghost_real_PMPI_Errhandler_create;
-__typeof__(PMPI_Errhandler_free) *ghost_real_PMPI_Errhandler_free;
 __typeof__(PMPI_Errhandler_get) *ghost_real_PMPI_Errhandler_get;
 __typeof__(PMPI_Errhandler_set) *ghost_real_PMPI_Errhandler_set;
-__typeof__(PMPI_Error_class) *ghost_real_PMPI_Error_class;
-__typeof__(PMPI_Error_string) *ghost_real_PMPI_Error_string;
 __typeof__(PMPI_Exscan) *ghost_real_PMPI_Exscan;
 __typeof__(PMPI_Exscan_c) *ghost_real_PMPI_Exscan_c;
 __typeof__(PMPI_Exscan_init) *ghost_real_PMPI_Exscan_init;
@@ -6567,8 +4719,6 @@ __typeof__(PMPI_File_write_ordered_end) *ghost_real_PMPI_File_write_ordered_end;
 __typeof__(PMPI_File_write_shared) *ghost_real_PMPI_File_write_shared;
 __typeof__(PMPI_File_write_shared_c) *ghost_real_PMPI_File_write_shared_c;
 __typeof__(PMPI_Finalize) *ghost_real_PMPI_Finalize;
-__typeof__(PMPI_Finalized) *ghost_real_PMPI_Finalized;
-__typeof__(PMPI_Free_mem) *ghost_real_PMPI_Free_mem;
 __typeof__(PMPI_Gather) *ghost_real_PMPI_Gather;
 __typeof__(PMPI_Gather_c) *ghost_real_PMPI_Gather_c;
 __typeof__(PMPI_Gather_init) *ghost_real_PMPI_Gather_init;
@@ -6580,16 +4730,7 @@ __typeof__(PMPI_Gatherv_init_c) *ghost_real_PMPI_Gatherv_init_c;
 __typeof__(PMPI_Get) *ghost_real_PMPI_Get;
 __typeof__(PMPI_Get_accumulate) *ghost_real_PMPI_Get_accumulate;
 __typeof__(PMPI_Get_accumulate_c) *ghost_real_PMPI_Get_accumulate_c;
-__typeof__(PMPI_Get_address) *ghost_real_PMPI_Get_address;
 __typeof__(PMPI_Get_c) *ghost_real_PMPI_Get_c;
-__typeof__(PMPI_Get_count) *ghost_real_PMPI_Get_count;
-__typeof__(PMPI_Get_count_c) *ghost_real_PMPI_Get_count_c;
-__typeof__(PMPI_Get_elements) *ghost_real_PMPI_Get_elements;
-__typeof__(PMPI_Get_elements_c) *ghost_real_PMPI_Get_elements_c;
-__typeof__(PMPI_Get_elements_x) *ghost_real_PMPI_Get_elements_x;
-__typeof__(PMPI_Get_library_version) *ghost_real_PMPI_Get_library_version;
-__typeof__(PMPI_Get_processor_name) *ghost_real_PMPI_Get_processor_name;
-__typeof__(PMPI_Get_version) *ghost_real_PMPI_Get_version;
 __typeof__(PMPI_Graph_create) *ghost_real_PMPI_Graph_create;
 __typeof__(PMPI_Graph_get) *ghost_real_PMPI_Graph_get;
 __typeof__(PMPI_Graph_map) *ghost_real_PMPI_Graph_map;
@@ -6598,19 +4739,6 @@ __typeof__(PMPI_Graph_neighbors_count) *ghost_real_PMPI_Graph_neighbors_count;
 __typeof__(PMPI_Graphdims_get) *ghost_real_PMPI_Graphdims_get;
 __typeof__(PMPI_Grequest_complete) *ghost_real_PMPI_Grequest_complete;
 __typeof__(PMPI_Grequest_start) *ghost_real_PMPI_Grequest_start;
-__typeof__(PMPI_Group_compare) *ghost_real_PMPI_Group_compare;
-__typeof__(PMPI_Group_difference) *ghost_real_PMPI_Group_difference;
-__typeof__(PMPI_Group_excl) *ghost_real_PMPI_Group_excl;
-__typeof__(PMPI_Group_free) *ghost_real_PMPI_Group_free;
-__typeof__(PMPI_Group_from_session_pset) *ghost_real_PMPI_Group_from_session_pset;
-__typeof__(PMPI_Group_incl) *ghost_real_PMPI_Group_incl;
-__typeof__(PMPI_Group_intersection) *ghost_real_PMPI_Group_intersection;
-__typeof__(PMPI_Group_range_excl) *ghost_real_PMPI_Group_range_excl;
-__typeof__(PMPI_Group_range_incl) *ghost_real_PMPI_Group_range_incl;
-__typeof__(PMPI_Group_rank) *ghost_real_PMPI_Group_rank;
-__typeof__(PMPI_Group_size) *ghost_real_PMPI_Group_size;
-__typeof__(PMPI_Group_translate_ranks) *ghost_real_PMPI_Group_translate_ranks;
-__typeof__(PMPI_Group_union) *ghost_real_PMPI_Group_union;
 __typeof__(PMPI_Iallgather) *ghost_real_PMPI_Iallgather;
 __typeof__(PMPI_Iallgather_c) *ghost_real_PMPI_Iallgather_c;
 __typeof__(PMPI_Iallgatherv) *ghost_real_PMPI_Iallgatherv;
@@ -6647,20 +4775,8 @@ __typeof__(PMPI_Ineighbor_alltoallv) *ghost_real_PMPI_Ineighbor_alltoallv;
 __typeof__(PMPI_Ineighbor_alltoallv_c) *ghost_real_PMPI_Ineighbor_alltoallv_c;
 __typeof__(PMPI_Ineighbor_alltoallw) *ghost_real_PMPI_Ineighbor_alltoallw;
 __typeof__(PMPI_Ineighbor_alltoallw_c) *ghost_real_PMPI_Ineighbor_alltoallw_c;
-__typeof__(PMPI_Info_create) *ghost_real_PMPI_Info_create;
-__typeof__(PMPI_Info_create_env) *ghost_real_PMPI_Info_create_env;
-__typeof__(PMPI_Info_delete) *ghost_real_PMPI_Info_delete;
-__typeof__(PMPI_Info_dup) *ghost_real_PMPI_Info_dup;
-__typeof__(PMPI_Info_free) *ghost_real_PMPI_Info_free;
-__typeof__(PMPI_Info_get) *ghost_real_PMPI_Info_get;
-__typeof__(PMPI_Info_get_nkeys) *ghost_real_PMPI_Info_get_nkeys;
-__typeof__(PMPI_Info_get_nthkey) *ghost_real_PMPI_Info_get_nthkey;
-__typeof__(PMPI_Info_get_string) *ghost_real_PMPI_Info_get_string;
-__typeof__(PMPI_Info_get_valuelen) *ghost_real_PMPI_Info_get_valuelen;
-__typeof__(PMPI_Info_set) *ghost_real_PMPI_Info_set;
 __typeof__(PMPI_Init) *ghost_real_PMPI_Init;
 __typeof__(PMPI_Init_thread) *ghost_real_PMPI_Init_thread;
-__typeof__(PMPI_Initialized) *ghost_real_PMPI_Initialized;
 __typeof__(PMPI_Intercomm_create) *ghost_real_PMPI_Intercomm_create;
 __typeof__(PMPI_Intercomm_create_from_groups) *ghost_real_PMPI_Intercomm_create_from_groups;
 __typeof__(PMPI_Intercomm_merge) *ghost_real_PMPI_Intercomm_merge;
@@ -6675,7 +4791,6 @@ __typeof__(PMPI_Ireduce_scatter_block_c) *ghost_real_PMPI_Ireduce_scatter_block_
 __typeof__(PMPI_Ireduce_scatter_c) *ghost_real_PMPI_Ireduce_scatter_c;
 __typeof__(PMPI_Irsend) *ghost_real_PMPI_Irsend;
 __typeof__(PMPI_Irsend_c) *ghost_real_PMPI_Irsend_c;
-__typeof__(PMPI_Is_thread_main) *ghost_real_PMPI_Is_thread_main;
 __typeof__(PMPI_Iscan) *ghost_real_PMPI_Iscan;
 __typeof__(PMPI_Iscan_c) *ghost_real_PMPI_Iscan_c;
 __typeof__(PMPI_Iscatter) *ghost_real_PMPI_Iscatter;
@@ -6690,8 +4805,6 @@ __typeof__(PMPI_Isendrecv_replace) *ghost_real_PMPI_Isendrecv_replace;
 __typeof__(PMPI_Isendrecv_replace_c) *ghost_real_PMPI_Isendrecv_replace_c;
 __typeof__(PMPI_Issend) *ghost_real_PMPI_Issend;
 __typeof__(PMPI_Issend_c) *ghost_real_PMPI_Issend_c;
-__typeof__(PMPI_Keyval_create) *ghost_real_PMPI_Keyval_create;
-__typeof__(PMPI_Keyval_free) *ghost_real_PMPI_Keyval_free;
 __typeof__(PMPI_Lookup_name) *ghost_real_PMPI_Lookup_name;
 __typeof__(PMPI_Mprobe) *ghost_real_PMPI_Mprobe;
 __typeof__(PMPI_Mrecv) *ghost_real_PMPI_Mrecv;
@@ -6716,17 +4829,9 @@ __typeof__(PMPI_Neighbor_alltoallw) *ghost_real_PMPI_Neighbor_alltoallw;
 __typeof__(PMPI_Neighbor_alltoallw_c) *ghost_real_PMPI_Neighbor_alltoallw_c;
 __typeof__(PMPI_Neighbor_alltoallw_init) *ghost_real_PMPI_Neighbor_alltoallw_init;
 __typeof__(PMPI_Neighbor_alltoallw_init_c) *ghost_real_PMPI_Neighbor_alltoallw_init_c;
-__typeof__(PMPI_Op_commutative) *ghost_real_PMPI_Op_commutative;
-__typeof__(PMPI_Op_create) *ghost_real_PMPI_Op_create;
-__typeof__(PMPI_Op_create_c) *ghost_real_PMPI_Op_create_c;
-__typeof__(PMPI_Op_free) *ghost_real_PMPI_Op_free;
 __typeof__(PMPI_Open_port) *ghost_real_PMPI_Open_port;
 __typeof__(PMPI_Pack) *ghost_real_PMPI_Pack;
 __typeof__(PMPI_Pack_c) *ghost_real_PMPI_Pack_c;
-__typeof__(PMPI_Pack_external) *ghost_real_PMPI_Pack_external;
-__typeof__(PMPI_Pack_external_c) *ghost_real_PMPI_Pack_external_c;
-__typeof__(PMPI_Pack_external_size) *ghost_real_PMPI_Pack_external_size;
-__typeof__(PMPI_Pack_external_size_c) *ghost_real_PMPI_Pack_external_size_c;
 __typeof__(PMPI_Pack_size) *ghost_real_PMPI_Pack_size;
 __typeof__(PMPI_Pack_size_c) *ghost_real_PMPI_Pack_size_c;
 __typeof__(PMPI_Parrived) *ghost_real_PMPI_Parrived;
@@ -6739,7 +4844,6 @@ __typeof__(PMPI_Psend_init) *ghost_real_PMPI_Psend_init;
 __typeof__(PMPI_Publish_name) *ghost_real_PMPI_Publish_name;
 __typeof__(PMPI_Put) *ghost_real_PMPI_Put;
 __typeof__(PMPI_Put_c) *ghost_real_PMPI_Put_c;
-__typeof__(PMPI_Query_thread) *ghost_real_PMPI_Query_thread;
 __typeof__(PMPI_Raccumulate) *ghost_real_PMPI_Raccumulate;
 __typeof__(PMPI_Raccumulate_c) *ghost_real_PMPI_Raccumulate_c;
 __typeof__(PMPI_Recv) *ghost_real_PMPI_Recv;
@@ -6810,80 +4914,14 @@ __typeof__(PMPI_Ssend_init) *ghost_real_PMPI_Ssend_init;
 __typeof__(PMPI_Ssend_init_c) *ghost_real_PMPI_Ssend_init_c;
 __typeof__(PMPI_Start) *ghost_real_PMPI_Start;
 __typeof__(PMPI_Startall) *ghost_real_PMPI_Startall;
-__typeof__(PMPI_Status_c2f) *ghost_real_PMPI_Status_c2f;
-__typeof__(PMPI_Status_c2f08) *ghost_real_PMPI_Status_c2f08;
-__typeof__(PMPI_Status_f082c) *ghost_real_PMPI_Status_f082c;
-__typeof__(PMPI_Status_f082f) *ghost_real_PMPI_Status_f082f;
-__typeof__(PMPI_Status_f2c) *ghost_real_PMPI_Status_f2c;
-__typeof__(PMPI_Status_f2f08) *ghost_real_PMPI_Status_f2f08;
-__typeof__(PMPI_Status_set_cancelled) *ghost_real_PMPI_Status_set_cancelled;
-__typeof__(PMPI_Status_set_elements) *ghost_real_PMPI_Status_set_elements;
-__typeof__(PMPI_Status_set_elements_x) *ghost_real_PMPI_Status_set_elements_x;
 __typeof__(PMPI_Test) *ghost_real_PMPI_Test;
 __typeof__(PMPI_Test_cancelled) *ghost_real_PMPI_Test_cancelled;
 __typeof__(PMPI_Testall) *ghost_real_PMPI_Testall;
 __typeof__(PMPI_Testany) *ghost_real_PMPI_Testany;
 __typeof__(PMPI_Testsome) *ghost_real_PMPI_Testsome;
 __typeof__(PMPI_Topo_test) *ghost_real_PMPI_Topo_test;
-__typeof__(PMPI_Type_commit) *ghost_real_PMPI_Type_commit;
-__typeof__(PMPI_Type_contiguous) *ghost_real_PMPI_Type_contiguous;
-__typeof__(PMPI_Type_contiguous_c) *ghost_real_PMPI_Type_contiguous_c;
-__typeof__(PMPI_Type_create_darray) *ghost_real_PMPI_Type_create_darray;
-__typeof__(PMPI_Type_create_darray_c) *ghost_real_PMPI_Type_create_darray_c;
-__typeof__(PMPI_Type_create_f90_complex) *ghost_real_PMPI_Type_create_f90_complex;
-__typeof__(PMPI_Type_create_f90_integer) *ghost_real_PMPI_Type_create_f90_integer;
-__typeof__(PMPI_Type_create_f90_real) *ghost_real_PMPI_Type_create_f90_real;
-__typeof__(PMPI_Type_create_hindexed) *ghost_real_PMPI_Type_create_hindexed;
-__typeof__(PMPI_Type_create_hindexed_block) *ghost_real_PMPI_Type_create_hindexed_block;
-__typeof__(PMPI_Type_create_hindexed_block_c) *ghost_real_PMPI_Type_create_hindexed_block_c;
-__typeof__(PMPI_Type_create_hindexed_c) *ghost_real_PMPI_Type_create_hindexed_c;
-__typeof__(PMPI_Type_create_hvector) *ghost_real_PMPI_Type_create_hvector;
-__typeof__(PMPI_Type_create_hvector_c) *ghost_real_PMPI_Type_create_hvector_c;
-__typeof__(PMPI_Type_create_indexed_block) *ghost_real_PMPI_Type_create_indexed_block;
-__typeof__(PMPI_Type_create_indexed_block_c) *ghost_real_PMPI_Type_create_indexed_block_c;
-__typeof__(PMPI_Type_create_keyval) *ghost_real_PMPI_Type_create_keyval;
-__typeof__(PMPI_Type_create_resized) *ghost_real_PMPI_Type_create_resized;
-__typeof__(PMPI_Type_create_resized_c) *ghost_real_PMPI_Type_create_resized_c;
-__typeof__(PMPI_Type_create_struct) *ghost_real_PMPI_Type_create_struct;
-__typeof__(PMPI_Type_create_struct_c) *ghost_real_PMPI_Type_create_struct_c;
-__typeof__(PMPI_Type_create_subarray) *ghost_real_PMPI_Type_create_subarray;
-__typeof__(PMPI_Type_create_subarray_c) *ghost_real_PMPI_Type_create_subarray_c;
-__typeof__(PMPI_Type_delete_attr) *ghost_real_PMPI_Type_delete_attr;
-__typeof__(PMPI_Type_dup) *ghost_real_PMPI_Type_dup;
-__typeof__(PMPI_Type_extent) *ghost_real_PMPI_Type_extent;
-__typeof__(PMPI_Type_free) *ghost_real_PMPI_Type_free;
-__typeof__(PMPI_Type_free_keyval) *ghost_real_PMPI_Type_free_keyval;
-__typeof__(PMPI_Type_get_attr) *ghost_real_PMPI_Type_get_attr;
-__typeof__(PMPI_Type_get_contents) *ghost_real_PMPI_Type_get_contents;
-__typeof__(PMPI_Type_get_contents_c) *ghost_real_PMPI_Type_get_contents_c;
-__typeof__(PMPI_Type_get_envelope) *ghost_real_PMPI_Type_get_envelope;
-__typeof__(PMPI_Type_get_envelope_c) *ghost_real_PMPI_Type_get_envelope_c;
-__typeof__(PMPI_Type_get_extent) *ghost_real_PMPI_Type_get_extent;
-__typeof__(PMPI_Type_get_extent_c) *ghost_real_PMPI_Type_get_extent_c;
-__typeof__(PMPI_Type_get_extent_x) *ghost_real_PMPI_Type_get_extent_x;
-__typeof__(PMPI_Type_get_name) *ghost_real_PMPI_Type_get_name;
-__typeof__(PMPI_Type_get_true_extent) *ghost_real_PMPI_Type_get_true_extent;
-__typeof__(PMPI_Type_get_true_extent_c) *ghost_real_PMPI_Type_get_true_extent_c;
-__typeof__(PMPI_Type_get_true_extent_x) *ghost_real_PMPI_Type_get_true_extent_x;
-__typeof__(PMPI_Type_hindexed) *ghost_real_PMPI_Type_hindexed;
-__typeof__(PMPI_Type_hvector) *ghost_real_PMPI_Type_hvector;
-__typeof__(PMPI_Type_indexed) *ghost_real_PMPI_Type_indexed;
-__typeof__(PMPI_Type_indexed_c) *ghost_real_PMPI_Type_indexed_c;
-__typeof__(PMPI_Type_lb) *ghost_real_PMPI_Type_lb;
-__typeof__(PMPI_Type_match_size) *ghost_real_PMPI_Type_match_size;
-__typeof__(PMPI_Type_set_attr) *ghost_real_PMPI_Type_set_attr;
-__typeof__(PMPI_Type_set_name) *ghost_real_PMPI_Type_set_name;
-__typeof__(PMPI_Type_size) *ghost_real_PMPI_Type_size;
-__typeof__(PMPI_Type_size_c) *ghost_real_PMPI_Type_size_c;
-__typeof__(PMPI_Type_size_x) *ghost_real_PMPI_Type_size_x;
-__typeof__(PMPI_Type_struct) *ghost_real_PMPI_Type_struct;
-__typeof__(PMPI_Type_ub) *ghost_real_PMPI_Type_ub;
-__typeof__(PMPI_Type_vector) *ghost_real_PMPI_Type_vector;
-__typeof__(PMPI_Type_vector_c) *ghost_real_PMPI_Type_vector_c;
 __typeof__(PMPI_Unpack) *ghost_real_PMPI_Unpack;
 __typeof__(PMPI_Unpack_c) *ghost_real_PMPI_Unpack_c;
-__typeof__(PMPI_Unpack_external) *ghost_real_PMPI_Unpack_external;
-__typeof__(PMPI_Unpack_external_c) *ghost_real_PMPI_Unpack_external_c;
 __typeof__(PMPI_Unpublish_name) *ghost_real_PMPI_Unpublish_name;
 __typeof__(PMPI_Wait) *ghost_real_PMPI_Wait;
 __typeof__(PMPI_Waitall) *ghost_real_PMPI_Waitall;
@@ -6899,9 +4937,6 @@ __typeof__(PMPI_Win_complete) *ghost_real_PMPI_Win_complete;
 __typeof__(PMPI_Win_create) *ghost_real_PMPI_Win_create;
 __typeof__(PMPI_Win_create_c) *ghost_real_PMPI_Win_create_c;
 __typeof__(PMPI_Win_create_dynamic) *ghost_real_PMPI_Win_create_dynamic;
-__typeof__(PMPI_Win_create_errhandler) *ghost_real_PMPI_Win_create_errhandler;
-__typeof__(PMPI_Win_create_keyval) *ghost_real_PMPI_Win_create_keyval;
-__typeof__(PMPI_Win_delete_attr) *ghost_real_PMPI_Win_delete_attr;
 __typeof__(PMPI_Win_detach) *ghost_real_PMPI_Win_detach;
 __typeof__(PMPI_Win_fence) *ghost_real_PMPI_Win_fence;
 __typeof__(PMPI_Win_flush) *ghost_real_PMPI_Win_flush;
@@ -6909,19 +4944,12 @@ __typeof__(PMPI_Win_flush_all) *ghost_real_PMPI_Win_flush_all;
 __typeof__(PMPI_Win_flush_local) *ghost_real_PMPI_Win_flush_local;
 __typeof__(PMPI_Win_flush_local_all) *ghost_real_PMPI_Win_flush_local_all;
 __typeof__(PMPI_Win_free) *ghost_real_PMPI_Win_free;
-__typeof__(PMPI_Win_free_keyval) *ghost_real_PMPI_Win_free_keyval;
 __typeof__(PMPI_Win_get_attr) *ghost_real_PMPI_Win_get_attr;
-__typeof__(PMPI_Win_get_errhandler) *ghost_real_PMPI_Win_get_errhandler;
-__typeof__(PMPI_Win_get_group) *ghost_real_PMPI_Win_get_group;
 __typeof__(PMPI_Win_get_info) *ghost_real_PMPI_Win_get_info;
-__typeof__(PMPI_Win_get_name) *ghost_real_PMPI_Win_get_name;
 __typeof__(PMPI_Win_lock) *ghost_real_PMPI_Win_lock;
 __typeof__(PMPI_Win_lock_all) *ghost_real_PMPI_Win_lock_all;
 __typeof__(PMPI_Win_post) *ghost_real_PMPI_Win_post;
-__typeof__(PMPI_Win_set_attr) *ghost_real_PMPI_Win_set_attr;
-__typeof__(PMPI_Win_set_errhandler) *ghost_real_PMPI_Win_set_errhandler;
 __typeof__(PMPI_Win_set_info) *ghost_real_PMPI_Win_set_info;
-__typeof__(PMPI_Win_set_name) *ghost_real_PMPI_Win_set_name;
 __typeof__(PMPI_Win_shared_query) *ghost_real_PMPI_Win_shared_query;
 __typeof__(PMPI_Win_shared_query_c) *ghost_real_PMPI_Win_shared_query_c;
 __typeof__(PMPI_Win_start) *ghost_real_PMPI_Win_start;
@@ -6970,14 +4998,6 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Accumulate_c = (__typeof__(ghost_real_PMPI_Accumulate_c))dlsym(RTLD_NEXT, "PMPI_Accumulate_c")))
         missing++;
-    if (!(ghost_real_PMPI_Add_error_class = (__typeof__(ghost_real_PMPI_Add_error_class))dlsym(RTLD_NEXT, "PMPI_Add_error_class")))
-        missing++;
-    if (!(ghost_real_PMPI_Add_error_code = (__typeof__(ghost_real_PMPI_Add_error_code))dlsym(RTLD_NEXT, "PMPI_Add_error_code")))
-        missing++;
-    if (!(ghost_real_PMPI_Add_error_string = (__typeof__(ghost_real_PMPI_Add_error_string))dlsym(RTLD_NEXT, "PMPI_Add_error_string")))
-        missing++;
-    if (!(ghost_real_PMPI_Address = (__typeof__(ghost_real_PMPI_Address))dlsym(RTLD_NEXT, "PMPI_Address")))
-        missing++;
     if (!(ghost_real_PMPI_Allgather = (__typeof__(ghost_real_PMPI_Allgather))dlsym(RTLD_NEXT, "PMPI_Allgather")))
         missing++;
     if (!(ghost_real_PMPI_Allgather_c = (__typeof__(ghost_real_PMPI_Allgather_c))dlsym(RTLD_NEXT, "PMPI_Allgather_c")))
@@ -6993,8 +5013,6 @@ int ghost_resolve_real(void)
     if (!(ghost_real_PMPI_Allgatherv_init = (__typeof__(ghost_real_PMPI_Allgatherv_init))dlsym(RTLD_NEXT, "PMPI_Allgatherv_init")))
         missing++;
     if (!(ghost_real_PMPI_Allgatherv_init_c = (__typeof__(ghost_real_PMPI_Allgatherv_init_c))dlsym(RTLD_NEXT, "PMPI_Allgatherv_init_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Alloc_mem = (__typeof__(ghost_real_PMPI_Alloc_mem))dlsym(RTLD_NEXT, "PMPI_Alloc_mem")))
         missing++;
     if (!(ghost_real_PMPI_Allreduce = (__typeof__(ghost_real_PMPI_Allreduce))dlsym(RTLD_NEXT, "PMPI_Allreduce")))
         missing++;
@@ -7098,8 +5116,6 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Comm_create_group = (__typeof__(ghost_real_PMPI_Comm_create_group))dlsym(RTLD_NEXT, "PMPI_Comm_create_group")))
         missing++;
-    if (!(ghost_real_PMPI_Comm_create_keyval = (__typeof__(ghost_real_PMPI_Comm_create_keyval))dlsym(RTLD_NEXT, "PMPI_Comm_create_keyval")))
-        missing++;
     if (!(ghost_real_PMPI_Comm_delete_attr = (__typeof__(ghost_real_PMPI_Comm_delete_attr))dlsym(RTLD_NEXT, "PMPI_Comm_delete_attr")))
         missing++;
     if (!(ghost_real_PMPI_Comm_disconnect = (__typeof__(ghost_real_PMPI_Comm_disconnect))dlsym(RTLD_NEXT, "PMPI_Comm_disconnect")))
@@ -7110,8 +5126,6 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Comm_free = (__typeof__(ghost_real_PMPI_Comm_free))dlsym(RTLD_NEXT, "PMPI_Comm_free")))
         missing++;
-    if (!(ghost_real_PMPI_Comm_free_keyval = (__typeof__(ghost_real_PMPI_Comm_free_keyval))dlsym(RTLD_NEXT, "PMPI_Comm_free_keyval")))
-        missing++;
     if (!(ghost_real_PMPI_Comm_get_attr = (__typeof__(ghost_real_PMPI_Comm_get_attr))dlsym(RTLD_NEXT, "PMPI_Comm_get_attr")))
         missing++;
     if (!(ghost_real_PMPI_Comm_get_errhandler = (__typeof__(ghost_real_PMPI_Comm_get_errhandler))dlsym(RTLD_NEXT, "PMPI_Comm_get_errhandler")))
@@ -7119,8 +5133,6 @@ int ghost_resolve_real(void)
     if (!(ghost_real_PMPI_Comm_get_info = (__typeof__(ghost_real_PMPI_Comm_get_info))dlsym(RTLD_NEXT, "PMPI_Comm_get_info")))
         missing++;
     if (!(ghost_real_PMPI_Comm_get_name = (__typeof__(ghost_real_PMPI_Comm_get_name))dlsym(RTLD_NEXT, "PMPI_Comm_get_name")))
-        missing++;
-    if (!(ghost_real_PMPI_Comm_get_parent = (__typeof__(ghost_real_PMPI_Comm_get_parent))dlsym(RTLD_NEXT, "PMPI_Comm_get_parent")))
         missing++;
     if (!(ghost_real_PMPI_Comm_group = (__typeof__(ghost_real_PMPI_Comm_group))dlsym(RTLD_NEXT, "PMPI_Comm_group")))
         missing++;
@@ -7158,8 +5170,6 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Compare_and_swap = (__typeof__(ghost_real_PMPI_Compare_and_swap))dlsym(RTLD_NEXT, "PMPI_Compare_and_swap")))
         missing++;
-    if (!(ghost_real_PMPI_Dims_create = (__typeof__(ghost_real_PMPI_Dims_create))dlsym(RTLD_NEXT, "PMPI_Dims_create")))
-        missing++;
     if (!(ghost_real_PMPI_Dist_graph_create = (__typeof__(ghost_real_PMPI_Dist_graph_create))dlsym(RTLD_NEXT, "PMPI_Dist_graph_create")))
         missing++;
     if (!(ghost_real_PMPI_Dist_graph_create_adjacent = (__typeof__(ghost_real_PMPI_Dist_graph_create_adjacent))dlsym(RTLD_NEXT, "PMPI_Dist_graph_create_adjacent")))
@@ -7168,17 +5178,9 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Dist_graph_neighbors_count = (__typeof__(ghost_real_PMPI_Dist_graph_neighbors_count))dlsym(RTLD_NEXT, "PMPI_Dist_graph_neighbors_count")))
         missing++;
-    if (!(ghost_real_PMPI_Errhandler_create = (__typeof__(ghost_real_PMPI_Errhandler_create))dlsym(RTLD_NEXT, "PMPI_Errhandler_create")))
-        missing++;
-    if (!(ghost_real_PMPI_Errhandler_free = (__typeof__(ghost_real_PMPI_Errhandler_free))dlsym(RTLD_NEXT, "PMPI_Errhandler_free")))
-        missing++;
     if (!(ghost_real_PMPI_Errhandler_get = (__typeof__(ghost_real_PMPI_Errhandler_get))dlsym(RTLD_NEXT, "PMPI_Errhandler_get")))
         missing++;
     if (!(ghost_real_PMPI_Errhandler_set = (__typeof__(ghost_real_PMPI_Errhandler_set))dlsym(RTLD_NEXT, "PMPI_Errhandler_set")))
-        missing++;
-    if (!(ghost_real_PMPI_Error_class = (__typeof__(ghost_real_PMPI_Error_class))dlsym(RTLD_NEXT, "PMPI_Error_class")))
-        missing++;
-    if (!(ghost_real_PMPI_Error_string = (__typeof__(ghost_real_PMPI_Error_string))dlsym(RTLD_NEXT, "PMPI_Error_string")))
         missing++;
     if (!(ghost_real_PMPI_Exscan = (__typeof__(ghost_real_PMPI_Exscan))dlsym(RTLD_NEXT, "PMPI_Exscan")))
         missing++;
@@ -7368,10 +5370,6 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Finalize = (__typeof__(ghost_real_PMPI_Finalize))dlsym(RTLD_NEXT, "PMPI_Finalize")))
         missing++;
-    if (!(ghost_real_PMPI_Finalized = (__typeof__(ghost_real_PMPI_Finalized))dlsym(RTLD_NEXT, "PMPI_Finalized")))
-        missing++;
-    if (!(ghost_real_PMPI_Free_mem = (__typeof__(ghost_real_PMPI_Free_mem))dlsym(RTLD_NEXT, "PMPI_Free_mem")))
-        missing++;
     if (!(ghost_real_PMPI_Gather = (__typeof__(ghost_real_PMPI_Gather))dlsym(RTLD_NEXT, "PMPI_Gather")))
         missing++;
     if (!(ghost_real_PMPI_Gather_c = (__typeof__(ghost_real_PMPI_Gather_c))dlsym(RTLD_NEXT, "PMPI_Gather_c")))
@@ -7394,25 +5392,7 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Get_accumulate_c = (__typeof__(ghost_real_PMPI_Get_accumulate_c))dlsym(RTLD_NEXT, "PMPI_Get_accumulate_c")))
         missing++;
-    if (!(ghost_real_PMPI_Get_address = (__typeof__(ghost_real_PMPI_Get_address))dlsym(RTLD_NEXT, "PMPI_Get_address")))
-        missing++;
     if (!(ghost_real_PMPI_Get_c = (__typeof__(ghost_real_PMPI_Get_c))dlsym(RTLD_NEXT, "PMPI_Get_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Get_count = (__typeof__(ghost_real_PMPI_Get_count))dlsym(RTLD_NEXT, "PMPI_Get_count")))
-        missing++;
-    if (!(ghost_real_PMPI_Get_count_c = (__typeof__(ghost_real_PMPI_Get_count_c))dlsym(RTLD_NEXT, "PMPI_Get_count_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Get_elements = (__typeof__(ghost_real_PMPI_Get_elements))dlsym(RTLD_NEXT, "PMPI_Get_elements")))
-        missing++;
-    if (!(ghost_real_PMPI_Get_elements_c = (__typeof__(ghost_real_PMPI_Get_elements_c))dlsym(RTLD_NEXT, "PMPI_Get_elements_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Get_elements_x = (__typeof__(ghost_real_PMPI_Get_elements_x))dlsym(RTLD_NEXT, "PMPI_Get_elements_x")))
-        missing++;
-    if (!(ghost_real_PMPI_Get_library_version = (__typeof__(ghost_real_PMPI_Get_library_version))dlsym(RTLD_NEXT, "PMPI_Get_library_version")))
-        missing++;
-    if (!(ghost_real_PMPI_Get_processor_name = (__typeof__(ghost_real_PMPI_Get_processor_name))dlsym(RTLD_NEXT, "PMPI_Get_processor_name")))
-        missing++;
-    if (!(ghost_real_PMPI_Get_version = (__typeof__(ghost_real_PMPI_Get_version))dlsym(RTLD_NEXT, "PMPI_Get_version")))
         missing++;
     if (!(ghost_real_PMPI_Graph_create = (__typeof__(ghost_real_PMPI_Graph_create))dlsym(RTLD_NEXT, "PMPI_Graph_create")))
         missing++;
@@ -7429,32 +5409,6 @@ int ghost_resolve_real(void)
     if (!(ghost_real_PMPI_Grequest_complete = (__typeof__(ghost_real_PMPI_Grequest_complete))dlsym(RTLD_NEXT, "PMPI_Grequest_complete")))
         missing++;
     if (!(ghost_real_PMPI_Grequest_start = (__typeof__(ghost_real_PMPI_Grequest_start))dlsym(RTLD_NEXT, "PMPI_Grequest_start")))
-        missing++;
-    if (!(ghost_real_PMPI_Group_compare = (__typeof__(ghost_real_PMPI_Group_compare))dlsym(RTLD_NEXT, "PMPI_Group_compare")))
-        missing++;
-    if (!(ghost_real_PMPI_Group_difference = (__typeof__(ghost_real_PMPI_Group_difference))dlsym(RTLD_NEXT, "PMPI_Group_difference")))
-        missing++;
-    if (!(ghost_real_PMPI_Group_excl = (__typeof__(ghost_real_PMPI_Group_excl))dlsym(RTLD_NEXT, "PMPI_Group_excl")))
-        missing++;
-    if (!(ghost_real_PMPI_Group_free = (__typeof__(ghost_real_PMPI_Group_free))dlsym(RTLD_NEXT, "PMPI_Group_free")))
-        missing++;
-    if (!(ghost_real_PMPI_Group_from_session_pset = (__typeof__(ghost_real_PMPI_Group_from_session_pset))dlsym(RTLD_NEXT, "PMPI_Group_from_session_pset")))
-        missing++;
-    if (!(ghost_real_PMPI_Group_incl = (__typeof__(ghost_real_PMPI_Group_incl))dlsym(RTLD_NEXT, "PMPI_Group_incl")))
-        missing++;
-    if (!(ghost_real_PMPI_Group_intersection = (__typeof__(ghost_real_PMPI_Group_intersection))dlsym(RTLD_NEXT, "PMPI_Group_intersection")))
-        missing++;
-    if (!(ghost_real_PMPI_Group_range_excl = (__typeof__(ghost_real_PMPI_Group_range_excl))dlsym(RTLD_NEXT, "PMPI_Group_range_excl")))
-        missing++;
-    if (!(ghost_real_PMPI_Group_range_incl = (__typeof__(ghost_real_PMPI_Group_range_incl))dlsym(RTLD_NEXT, "PMPI_Group_range_incl")))
-        missing++;
-    if (!(ghost_real_PMPI_Group_rank = (__typeof__(ghost_real_PMPI_Group_rank))dlsym(RTLD_NEXT, "PMPI_Group_rank")))
-        missing++;
-    if (!(ghost_real_PMPI_Group_size = (__typeof__(ghost_real_PMPI_Group_size))dlsym(RTLD_NEXT, "PMPI_Group_size")))
-        missing++;
-    if (!(ghost_real_PMPI_Group_translate_ranks = (__typeof__(ghost_real_PMPI_Group_translate_ranks))dlsym(RTLD_NEXT, "PMPI_Group_translate_ranks")))
-        missing++;
-    if (!(ghost_real_PMPI_Group_union = (__typeof__(ghost_real_PMPI_Group_union))dlsym(RTLD_NEXT, "PMPI_Group_union")))
         missing++;
     if (!(ghost_real_PMPI_Iallgather = (__typeof__(ghost_real_PMPI_Iallgather))dlsym(RTLD_NEXT, "PMPI_Iallgather")))
         missing++;
@@ -7528,33 +5482,9 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Ineighbor_alltoallw_c = (__typeof__(ghost_real_PMPI_Ineighbor_alltoallw_c))dlsym(RTLD_NEXT, "PMPI_Ineighbor_alltoallw_c")))
         missing++;
-    if (!(ghost_real_PMPI_Info_create = (__typeof__(ghost_real_PMPI_Info_create))dlsym(RTLD_NEXT, "PMPI_Info_create")))
-        missing++;
-    if (!(ghost_real_PMPI_Info_create_env = (__typeof__(ghost_real_PMPI_Info_create_env))dlsym(RTLD_NEXT, "PMPI_Info_create_env")))
-        missing++;
-    if (!(ghost_real_PMPI_Info_delete = (__typeof__(ghost_real_PMPI_Info_delete))dlsym(RTLD_NEXT, "PMPI_Info_delete")))
-        missing++;
-    if (!(ghost_real_PMPI_Info_dup = (__typeof__(ghost_real_PMPI_Info_dup))dlsym(RTLD_NEXT, "PMPI_Info_dup")))
-        missing++;
-    if (!(ghost_real_PMPI_Info_free = (__typeof__(ghost_real_PMPI_Info_free))dlsym(RTLD_NEXT, "PMPI_Info_free")))
-        missing++;
-    if (!(ghost_real_PMPI_Info_get = (__typeof__(ghost_real_PMPI_Info_get))dlsym(RTLD_NEXT, "PMPI_Info_get")))
-        missing++;
-    if (!(ghost_real_PMPI_Info_get_nkeys = (__typeof__(ghost_real_PMPI_Info_get_nkeys))dlsym(RTLD_NEXT, "PMPI_Info_get_nkeys")))
-        missing++;
-    if (!(ghost_real_PMPI_Info_get_nthkey = (__typeof__(ghost_real_PMPI_Info_get_nthkey))dlsym(RTLD_NEXT, "PMPI_Info_get_nthkey")))
-        missing++;
-    if (!(ghost_real_PMPI_Info_get_string = (__typeof__(ghost_real_PMPI_Info_get_string))dlsym(RTLD_NEXT, "PMPI_Info_get_string")))
-        missing++;
-    if (!(ghost_real_PMPI_Info_get_valuelen = (__typeof__(ghost_real_PMPI_Info_get_valuelen))dlsym(RTLD_NEXT, "PMPI_Info_get_valuelen")))
-        missing++;
-    if (!(ghost_real_PMPI_Info_set = (__typeof__(ghost_real_PMPI_Info_set))dlsym(RTLD_NEXT, "PMPI_Info_set")))
-        missing++;
     if (!(ghost_real_PMPI_Init = (__typeof__(ghost_real_PMPI_Init))dlsym(RTLD_NEXT, "PMPI_Init")))
         missing++;
     if (!(ghost_real_PMPI_Init_thread = (__typeof__(ghost_real_PMPI_Init_thread))dlsym(RTLD_NEXT, "PMPI_Init_thread")))
-        missing++;
-    if (!(ghost_real_PMPI_Initialized = (__typeof__(ghost_real_PMPI_Initialized))dlsym(RTLD_NEXT, "PMPI_Initialized")))
         missing++;
     if (!(ghost_real_PMPI_Intercomm_create = (__typeof__(ghost_real_PMPI_Intercomm_create))dlsym(RTLD_NEXT, "PMPI_Intercomm_create")))
         missing++;
@@ -7584,8 +5514,6 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Irsend_c = (__typeof__(ghost_real_PMPI_Irsend_c))dlsym(RTLD_NEXT, "PMPI_Irsend_c")))
         missing++;
-    if (!(ghost_real_PMPI_Is_thread_main = (__typeof__(ghost_real_PMPI_Is_thread_main))dlsym(RTLD_NEXT, "PMPI_Is_thread_main")))
-        missing++;
     if (!(ghost_real_PMPI_Iscan = (__typeof__(ghost_real_PMPI_Iscan))dlsym(RTLD_NEXT, "PMPI_Iscan")))
         missing++;
     if (!(ghost_real_PMPI_Iscan_c = (__typeof__(ghost_real_PMPI_Iscan_c))dlsym(RTLD_NEXT, "PMPI_Iscan_c")))
@@ -7613,10 +5541,6 @@ int ghost_resolve_real(void)
     if (!(ghost_real_PMPI_Issend = (__typeof__(ghost_real_PMPI_Issend))dlsym(RTLD_NEXT, "PMPI_Issend")))
         missing++;
     if (!(ghost_real_PMPI_Issend_c = (__typeof__(ghost_real_PMPI_Issend_c))dlsym(RTLD_NEXT, "PMPI_Issend_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Keyval_create = (__typeof__(ghost_real_PMPI_Keyval_create))dlsym(RTLD_NEXT, "PMPI_Keyval_create")))
-        missing++;
-    if (!(ghost_real_PMPI_Keyval_free = (__typeof__(ghost_real_PMPI_Keyval_free))dlsym(RTLD_NEXT, "PMPI_Keyval_free")))
         missing++;
     if (!(ghost_real_PMPI_Lookup_name = (__typeof__(ghost_real_PMPI_Lookup_name))dlsym(RTLD_NEXT, "PMPI_Lookup_name")))
         missing++;
@@ -7666,27 +5590,11 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Neighbor_alltoallw_init_c = (__typeof__(ghost_real_PMPI_Neighbor_alltoallw_init_c))dlsym(RTLD_NEXT, "PMPI_Neighbor_alltoallw_init_c")))
         missing++;
-    if (!(ghost_real_PMPI_Op_commutative = (__typeof__(ghost_real_PMPI_Op_commutative))dlsym(RTLD_NEXT, "PMPI_Op_commutative")))
-        missing++;
-    if (!(ghost_real_PMPI_Op_create = (__typeof__(ghost_real_PMPI_Op_create))dlsym(RTLD_NEXT, "PMPI_Op_create")))
-        missing++;
-    if (!(ghost_real_PMPI_Op_create_c = (__typeof__(ghost_real_PMPI_Op_create_c))dlsym(RTLD_NEXT, "PMPI_Op_create_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Op_free = (__typeof__(ghost_real_PMPI_Op_free))dlsym(RTLD_NEXT, "PMPI_Op_free")))
-        missing++;
     if (!(ghost_real_PMPI_Open_port = (__typeof__(ghost_real_PMPI_Open_port))dlsym(RTLD_NEXT, "PMPI_Open_port")))
         missing++;
     if (!(ghost_real_PMPI_Pack = (__typeof__(ghost_real_PMPI_Pack))dlsym(RTLD_NEXT, "PMPI_Pack")))
         missing++;
     if (!(ghost_real_PMPI_Pack_c = (__typeof__(ghost_real_PMPI_Pack_c))dlsym(RTLD_NEXT, "PMPI_Pack_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Pack_external = (__typeof__(ghost_real_PMPI_Pack_external))dlsym(RTLD_NEXT, "PMPI_Pack_external")))
-        missing++;
-    if (!(ghost_real_PMPI_Pack_external_c = (__typeof__(ghost_real_PMPI_Pack_external_c))dlsym(RTLD_NEXT, "PMPI_Pack_external_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Pack_external_size = (__typeof__(ghost_real_PMPI_Pack_external_size))dlsym(RTLD_NEXT, "PMPI_Pack_external_size")))
-        missing++;
-    if (!(ghost_real_PMPI_Pack_external_size_c = (__typeof__(ghost_real_PMPI_Pack_external_size_c))dlsym(RTLD_NEXT, "PMPI_Pack_external_size_c")))
         missing++;
     if (!(ghost_real_PMPI_Pack_size = (__typeof__(ghost_real_PMPI_Pack_size))dlsym(RTLD_NEXT, "PMPI_Pack_size")))
         missing++;
@@ -7711,8 +5619,6 @@ int ghost_resolve_real(void)
     if (!(ghost_real_PMPI_Put = (__typeof__(ghost_real_PMPI_Put))dlsym(RTLD_NEXT, "PMPI_Put")))
         missing++;
     if (!(ghost_real_PMPI_Put_c = (__typeof__(ghost_real_PMPI_Put_c))dlsym(RTLD_NEXT, "PMPI_Put_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Query_thread = (__typeof__(ghost_real_PMPI_Query_thread))dlsym(RTLD_NEXT, "PMPI_Query_thread")))
         missing++;
     if (!(ghost_real_PMPI_Raccumulate = (__typeof__(ghost_real_PMPI_Raccumulate))dlsym(RTLD_NEXT, "PMPI_Raccumulate")))
         missing++;
@@ -7854,24 +5760,6 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Startall = (__typeof__(ghost_real_PMPI_Startall))dlsym(RTLD_NEXT, "PMPI_Startall")))
         missing++;
-    if (!(ghost_real_PMPI_Status_c2f = (__typeof__(ghost_real_PMPI_Status_c2f))dlsym(RTLD_NEXT, "PMPI_Status_c2f")))
-        missing++;
-    if (!(ghost_real_PMPI_Status_c2f08 = (__typeof__(ghost_real_PMPI_Status_c2f08))dlsym(RTLD_NEXT, "PMPI_Status_c2f08")))
-        missing++;
-    if (!(ghost_real_PMPI_Status_f082c = (__typeof__(ghost_real_PMPI_Status_f082c))dlsym(RTLD_NEXT, "PMPI_Status_f082c")))
-        missing++;
-    if (!(ghost_real_PMPI_Status_f082f = (__typeof__(ghost_real_PMPI_Status_f082f))dlsym(RTLD_NEXT, "PMPI_Status_f082f")))
-        missing++;
-    if (!(ghost_real_PMPI_Status_f2c = (__typeof__(ghost_real_PMPI_Status_f2c))dlsym(RTLD_NEXT, "PMPI_Status_f2c")))
-        missing++;
-    if (!(ghost_real_PMPI_Status_f2f08 = (__typeof__(ghost_real_PMPI_Status_f2f08))dlsym(RTLD_NEXT, "PMPI_Status_f2f08")))
-        missing++;
-    if (!(ghost_real_PMPI_Status_set_cancelled = (__typeof__(ghost_real_PMPI_Status_set_cancelled))dlsym(RTLD_NEXT, "PMPI_Status_set_cancelled")))
-        missing++;
-    if (!(ghost_real_PMPI_Status_set_elements = (__typeof__(ghost_real_PMPI_Status_set_elements))dlsym(RTLD_NEXT, "PMPI_Status_set_elements")))
-        missing++;
-    if (!(ghost_real_PMPI_Status_set_elements_x = (__typeof__(ghost_real_PMPI_Status_set_elements_x))dlsym(RTLD_NEXT, "PMPI_Status_set_elements_x")))
-        missing++;
     if (!(ghost_real_PMPI_Test = (__typeof__(ghost_real_PMPI_Test))dlsym(RTLD_NEXT, "PMPI_Test")))
         missing++;
     if (!(ghost_real_PMPI_Test_cancelled = (__typeof__(ghost_real_PMPI_Test_cancelled))dlsym(RTLD_NEXT, "PMPI_Test_cancelled")))
@@ -7884,123 +5772,9 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Topo_test = (__typeof__(ghost_real_PMPI_Topo_test))dlsym(RTLD_NEXT, "PMPI_Topo_test")))
         missing++;
-    if (!(ghost_real_PMPI_Type_commit = (__typeof__(ghost_real_PMPI_Type_commit))dlsym(RTLD_NEXT, "PMPI_Type_commit")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_contiguous = (__typeof__(ghost_real_PMPI_Type_contiguous))dlsym(RTLD_NEXT, "PMPI_Type_contiguous")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_contiguous_c = (__typeof__(ghost_real_PMPI_Type_contiguous_c))dlsym(RTLD_NEXT, "PMPI_Type_contiguous_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_darray = (__typeof__(ghost_real_PMPI_Type_create_darray))dlsym(RTLD_NEXT, "PMPI_Type_create_darray")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_darray_c = (__typeof__(ghost_real_PMPI_Type_create_darray_c))dlsym(RTLD_NEXT, "PMPI_Type_create_darray_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_f90_complex = (__typeof__(ghost_real_PMPI_Type_create_f90_complex))dlsym(RTLD_NEXT, "PMPI_Type_create_f90_complex")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_f90_integer = (__typeof__(ghost_real_PMPI_Type_create_f90_integer))dlsym(RTLD_NEXT, "PMPI_Type_create_f90_integer")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_f90_real = (__typeof__(ghost_real_PMPI_Type_create_f90_real))dlsym(RTLD_NEXT, "PMPI_Type_create_f90_real")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_hindexed = (__typeof__(ghost_real_PMPI_Type_create_hindexed))dlsym(RTLD_NEXT, "PMPI_Type_create_hindexed")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_hindexed_block = (__typeof__(ghost_real_PMPI_Type_create_hindexed_block))dlsym(RTLD_NEXT, "PMPI_Type_create_hindexed_block")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_hindexed_block_c = (__typeof__(ghost_real_PMPI_Type_create_hindexed_block_c))dlsym(RTLD_NEXT, "PMPI_Type_create_hindexed_block_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_hindexed_c = (__typeof__(ghost_real_PMPI_Type_create_hindexed_c))dlsym(RTLD_NEXT, "PMPI_Type_create_hindexed_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_hvector = (__typeof__(ghost_real_PMPI_Type_create_hvector))dlsym(RTLD_NEXT, "PMPI_Type_create_hvector")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_hvector_c = (__typeof__(ghost_real_PMPI_Type_create_hvector_c))dlsym(RTLD_NEXT, "PMPI_Type_create_hvector_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_indexed_block = (__typeof__(ghost_real_PMPI_Type_create_indexed_block))dlsym(RTLD_NEXT, "PMPI_Type_create_indexed_block")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_indexed_block_c = (__typeof__(ghost_real_PMPI_Type_create_indexed_block_c))dlsym(RTLD_NEXT, "PMPI_Type_create_indexed_block_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_keyval = (__typeof__(ghost_real_PMPI_Type_create_keyval))dlsym(RTLD_NEXT, "PMPI_Type_create_keyval")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_resized = (__typeof__(ghost_real_PMPI_Type_create_resized))dlsym(RTLD_NEXT, "PMPI_Type_create_resized")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_resized_c = (__typeof__(ghost_real_PMPI_Type_create_resized_c))dlsym(RTLD_NEXT, "PMPI_Type_create_resized_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_struct = (__typeof__(ghost_real_PMPI_Type_create_struct))dlsym(RTLD_NEXT, "PMPI_Type_create_struct")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_struct_c = (__typeof__(ghost_real_PMPI_Type_create_struct_c))dlsym(RTLD_NEXT, "PMPI_Type_create_struct_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_subarray = (__typeof__(ghost_real_PMPI_Type_create_subarray))dlsym(RTLD_NEXT, "PMPI_Type_create_subarray")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_create_subarray_c = (__typeof__(ghost_real_PMPI_Type_create_subarray_c))dlsym(RTLD_NEXT, "PMPI_Type_create_subarray_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_delete_attr = (__typeof__(ghost_real_PMPI_Type_delete_attr))dlsym(RTLD_NEXT, "PMPI_Type_delete_attr")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_dup = (__typeof__(ghost_real_PMPI_Type_dup))dlsym(RTLD_NEXT, "PMPI_Type_dup")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_extent = (__typeof__(ghost_real_PMPI_Type_extent))dlsym(RTLD_NEXT, "PMPI_Type_extent")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_free = (__typeof__(ghost_real_PMPI_Type_free))dlsym(RTLD_NEXT, "PMPI_Type_free")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_free_keyval = (__typeof__(ghost_real_PMPI_Type_free_keyval))dlsym(RTLD_NEXT, "PMPI_Type_free_keyval")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_get_attr = (__typeof__(ghost_real_PMPI_Type_get_attr))dlsym(RTLD_NEXT, "PMPI_Type_get_attr")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_get_contents = (__typeof__(ghost_real_PMPI_Type_get_contents))dlsym(RTLD_NEXT, "PMPI_Type_get_contents")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_get_contents_c = (__typeof__(ghost_real_PMPI_Type_get_contents_c))dlsym(RTLD_NEXT, "PMPI_Type_get_contents_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_get_envelope = (__typeof__(ghost_real_PMPI_Type_get_envelope))dlsym(RTLD_NEXT, "PMPI_Type_get_envelope")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_get_envelope_c = (__typeof__(ghost_real_PMPI_Type_get_envelope_c))dlsym(RTLD_NEXT, "PMPI_Type_get_envelope_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_get_extent = (__typeof__(ghost_real_PMPI_Type_get_extent))dlsym(RTLD_NEXT, "PMPI_Type_get_extent")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_get_extent_c = (__typeof__(ghost_real_PMPI_Type_get_extent_c))dlsym(RTLD_NEXT, "PMPI_Type_get_extent_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_get_extent_x = (__typeof__(ghost_real_PMPI_Type_get_extent_x))dlsym(RTLD_NEXT, "PMPI_Type_get_extent_x")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_get_name = (__typeof__(ghost_real_PMPI_Type_get_name))dlsym(RTLD_NEXT, "PMPI_Type_get_name")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_get_true_extent = (__typeof__(ghost_real_PMPI_Type_get_true_extent))dlsym(RTLD_NEXT, "PMPI_Type_get_true_extent")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_get_true_extent_c = (__typeof__(ghost_real_PMPI_Type_get_true_extent_c))dlsym(RTLD_NEXT, "PMPI_Type_get_true_extent_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_get_true_extent_x = (__typeof__(ghost_real_PMPI_Type_get_true_extent_x))dlsym(RTLD_NEXT, "PMPI_Type_get_true_extent_x")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_hindexed = (__typeof__(ghost_real_PMPI_Type_hindexed))dlsym(RTLD_NEXT, "PMPI_Type_hindexed")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_hvector = (__typeof__(ghost_real_PMPI_Type_hvector))dlsym(RTLD_NEXT, "PMPI_Type_hvector")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_indexed = (__typeof__(ghost_real_PMPI_Type_indexed))dlsym(RTLD_NEXT, "PMPI_Type_indexed")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_indexed_c = (__typeof__(ghost_real_PMPI_Type_indexed_c))dlsym(RTLD_NEXT, "PMPI_Type_indexed_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_lb = (__typeof__(ghost_real_PMPI_Type_lb))dlsym(RTLD_NEXT, "PMPI_Type_lb")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_match_size = (__typeof__(ghost_real_PMPI_Type_match_size))dlsym(RTLD_NEXT, "PMPI_Type_match_size")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_set_attr = (__typeof__(ghost_real_PMPI_Type_set_attr))dlsym(RTLD_NEXT, "PMPI_Type_set_attr")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_set_name = (__typeof__(ghost_real_PMPI_Type_set_name))dlsym(RTLD_NEXT, "PMPI_Type_set_name")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_size = (__typeof__(ghost_real_PMPI_Type_size))dlsym(RTLD_NEXT, "PMPI_Type_size")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_size_c = (__typeof__(ghost_real_PMPI_Type_size_c))dlsym(RTLD_NEXT, "PMPI_Type_size_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_size_x = (__typeof__(ghost_real_PMPI_Type_size_x))dlsym(RTLD_NEXT, "PMPI_Type_size_x")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_struct = (__typeof__(ghost_real_PMPI_Type_struct))dlsym(RTLD_NEXT, "PMPI_Type_struct")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_ub = (__typeof__(ghost_real_PMPI_Type_ub))dlsym(RTLD_NEXT, "PMPI_Type_ub")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_vector = (__typeof__(ghost_real_PMPI_Type_vector))dlsym(RTLD_NEXT, "PMPI_Type_vector")))
-        missing++;
-    if (!(ghost_real_PMPI_Type_vector_c = (__typeof__(ghost_real_PMPI_Type_vector_c))dlsym(RTLD_NEXT, "PMPI_Type_vector_c")))
-        missing++;
     if (!(ghost_real_PMPI_Unpack = (__typeof__(ghost_real_PMPI_Unpack))dlsym(RTLD_NEXT, "PMPI_Unpack")))
         missing++;
     if (!(ghost_real_PMPI_Unpack_c = (__typeof__(ghost_real_PMPI_Unpack_c))dlsym(RTLD_NEXT, "PMPI_Unpack_c")))
-        missing++;
-    if (!(ghost_real_PMPI_Unpack_external = (__typeof__(ghost_real_PMPI_Unpack_external))dlsym(RTLD_NEXT, "PMPI_Unpack_external")))
-        missing++;
-    if (!(ghost_real_PMPI_Unpack_external_c = (__typeof__(ghost_real_PMPI_Unpack_external_c))dlsym(RTLD_NEXT, "PMPI_Unpack_external_c")))
         missing++;
     if (!(ghost_real_PMPI_Unpublish_name = (__typeof__(ghost_real_PMPI_Unpublish_name))dlsym(RTLD_NEXT, "PMPI_Unpublish_name")))
         missing++;
@@ -8032,12 +5806,6 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Win_create_dynamic = (__typeof__(ghost_real_PMPI_Win_create_dynamic))dlsym(RTLD_NEXT, "PMPI_Win_create_dynamic")))
         missing++;
-    if (!(ghost_real_PMPI_Win_create_errhandler = (__typeof__(ghost_real_PMPI_Win_create_errhandler))dlsym(RTLD_NEXT, "PMPI_Win_create_errhandler")))
-        missing++;
-    if (!(ghost_real_PMPI_Win_create_keyval = (__typeof__(ghost_real_PMPI_Win_create_keyval))dlsym(RTLD_NEXT, "PMPI_Win_create_keyval")))
-        missing++;
-    if (!(ghost_real_PMPI_Win_delete_attr = (__typeof__(ghost_real_PMPI_Win_delete_attr))dlsym(RTLD_NEXT, "PMPI_Win_delete_attr")))
-        missing++;
     if (!(ghost_real_PMPI_Win_detach = (__typeof__(ghost_real_PMPI_Win_detach))dlsym(RTLD_NEXT, "PMPI_Win_detach")))
         missing++;
     if (!(ghost_real_PMPI_Win_fence = (__typeof__(ghost_real_PMPI_Win_fence))dlsym(RTLD_NEXT, "PMPI_Win_fence")))
@@ -8052,17 +5820,9 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Win_free = (__typeof__(ghost_real_PMPI_Win_free))dlsym(RTLD_NEXT, "PMPI_Win_free")))
         missing++;
-    if (!(ghost_real_PMPI_Win_free_keyval = (__typeof__(ghost_real_PMPI_Win_free_keyval))dlsym(RTLD_NEXT, "PMPI_Win_free_keyval")))
-        missing++;
     if (!(ghost_real_PMPI_Win_get_attr = (__typeof__(ghost_real_PMPI_Win_get_attr))dlsym(RTLD_NEXT, "PMPI_Win_get_attr")))
         missing++;
-    if (!(ghost_real_PMPI_Win_get_errhandler = (__typeof__(ghost_real_PMPI_Win_get_errhandler))dlsym(RTLD_NEXT, "PMPI_Win_get_errhandler")))
-        missing++;
-    if (!(ghost_real_PMPI_Win_get_group = (__typeof__(ghost_real_PMPI_Win_get_group))dlsym(RTLD_NEXT, "PMPI_Win_get_group")))
-        missing++;
     if (!(ghost_real_PMPI_Win_get_info = (__typeof__(ghost_real_PMPI_Win_get_info))dlsym(RTLD_NEXT, "PMPI_Win_get_info")))
-        missing++;
-    if (!(ghost_real_PMPI_Win_get_name = (__typeof__(ghost_real_PMPI_Win_get_name))dlsym(RTLD_NEXT, "PMPI_Win_get_name")))
         missing++;
     if (!(ghost_real_PMPI_Win_lock = (__typeof__(ghost_real_PMPI_Win_lock))dlsym(RTLD_NEXT, "PMPI_Win_lock")))
         missing++;
@@ -8070,13 +5830,7 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Win_post = (__typeof__(ghost_real_PMPI_Win_post))dlsym(RTLD_NEXT, "PMPI_Win_post")))
         missing++;
-    if (!(ghost_real_PMPI_Win_set_attr = (__typeof__(ghost_real_PMPI_Win_set_attr))dlsym(RTLD_NEXT, "PMPI_Win_set_attr")))
-        missing++;
-    if (!(ghost_real_PMPI_Win_set_errhandler = (__typeof__(ghost_real_PMPI_Win_set_errhandler))dlsym(RTLD_NEXT, "PMPI_Win_set_errhandler")))
-        missing++;
     if (!(ghost_real_PMPI_Win_set_info = (__typeof__(ghost_real_PMPI_Win_set_info))dlsym(RTLD_NEXT, "PMPI_Win_set_info")))
-        missing++;
-    if (!(ghost_real_PMPI_Win_set_name = (__typeof__(ghost_real_PMPI_Win_set_name))dlsym(RTLD_NEXT, "PMPI_Win_set_name")))
         missing++;
     if (!(ghost_real_PMPI_Win_shared_query = (__typeof__(ghost_real_PMPI_Win_shared_query))dlsym(RTLD_NEXT, "PMPI_Win_shared_query")))
         missing++;

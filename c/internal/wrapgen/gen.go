@@ -122,7 +122,8 @@ func Generate(abi ABI, protos []Proto) (map[string][]byte, error) {
 	w.WriteString(abi.Constraint + "\n\n")
 	header(&w, abi, "Every MPI function that takes a communicator by value swaps MPI_COMM_WORLD\n"+
 		"// for the user world (which excludes ghosts) and calls "+abi.Name+"'s PMPI_ twin;\n"+
-		"// the others only time the call when profiling is on.")
+		"// the others only time the call when profiling is on. Local bookkeeping calls\n"+
+		"// (wrapgen.Local: datatypes, groups, info, attributes, queries) are not timed.")
 	w.WriteString("// Hand-written instead (see c/*.c):\n")
 	names := make([]string, 0, len(Handwritten))
 	for n := range Handwritten {
@@ -147,13 +148,27 @@ func Generate(abi ABI, protos []Proto) (map[string][]byte, error) {
 	}
 	w.WriteString("    return missing;\n}\n")
 
+	// The local calls that Ghost leaves alone: their PMPI_ names are
+	// MPI's own.
+	var direct []string
+	for _, p := range selectMPI(protos, func(p Proto) bool { return Local(p.Name) && !p.Converts() }) {
+		if !realNames[p.Name] {
+			direct = append(direct, p.Name)
+		}
+	}
+
 	var r bytes.Buffer
-	header(&r, abi, "Pointers to "+abi.Name+"'s own PMPI_ functions, for every function Ghost defines.\n"+
+	header(&r, abi, "Pointers to "+abi.Name+"'s own PMPI_ functions, for every function Ghost defines,\n"+
+		"// and the PMPI_ names of the local calls it does not define (wrapgen.Local).\n"+
 		"// Ghost's code calls MPI through GHOST_REAL(name), never through PMPI_name.")
 	r.WriteString("\n#ifndef GHOST_ZREAL_H\n#define GHOST_ZREAL_H\n\n#include <mpi.h>\n\n")
 	r.WriteString("#define GHOST_REAL(name) ghost_real_P##name\n\n")
 	for _, n := range reals {
 		fmt.Fprintf(&r, "extern __typeof__(P%s) *ghost_real_P%s;\n", n, n)
+	}
+	r.WriteString("\n")
+	for _, n := range direct {
+		fmt.Fprintf(&r, "#define ghost_real_P%s P%s\n", n, n)
 	}
 	r.WriteString("\n/* Resolves every pointer; returns how many the MPI library lacks. */\nint ghost_resolve_real(void);\n\n#endif\n")
 	return map[string][]byte{abi.WrappersFile: w.Bytes(), abi.RealFile: r.Bytes()}, nil
@@ -165,7 +180,7 @@ func header(b *bytes.Buffer, abi ABI, what string) {
 
 // writeWrapper writes PMPI_name and its MPI_name alias. The profiled branch
 // is kept apart so that, with profiling off, the compiler turns the call
-// into a tail jump through the real pointer.
+// into a tail jump through the real pointer; a local call (Local) has none.
 func writeWrapper(b *bytes.Buffer, p Proto) {
 	decls := make([]string, len(p.Params))
 	args := make([]string, len(p.Params))
@@ -179,7 +194,9 @@ func writeWrapper(b *bytes.Buffer, p Proto) {
 	call := fmt.Sprintf("GHOST_REAL(%s)(%s)", p.Name, strings.Join(args, ", "))
 	params := strings.Join(decls, ", ")
 	fmt.Fprintf(b, "\nint P%s(%s)\n{\n", p.Name, params)
-	fmt.Fprintf(b, "    if (GHOST_PROFILING()) {\n        uint64_t t0 = ghost_prof_enter();\n        int rc = %s;\n        ghost_prof_exit(t0);\n        return rc;\n    }\n", call)
+	if !Local(p.Name) {
+		fmt.Fprintf(b, "    if (GHOST_PROFILING()) {\n        uint64_t t0 = ghost_prof_enter();\n        int rc = %s;\n        ghost_prof_exit(t0);\n        return rc;\n    }\n", call)
+	}
 	fmt.Fprintf(b, "    return %s;\n}\n", call)
 	fmt.Fprintf(b, "int %s(%s) __attribute__((alias(\"P%s\")));\n", p.Name, params, p.Name)
 }

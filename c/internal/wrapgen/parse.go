@@ -178,12 +178,13 @@ func Wrappable(protos []Proto) []Proto {
 // Timed selects the other MPI_ and MPIX_ functions, the ones without a
 // communicator argument, that a wrapper can forward: int-returning, not
 // variadic, named parameters, with a PMPI twin. Their wrappers only time the
-// call, so that profiling sees every MPI call (MPI_Wait as much as
-// MPI_Barrier). The tools interface (MPI_T_) is not the application's
-// communication and is left alone.
+// call, so that profiling sees every MPI call that can wait on another
+// process or move communication (MPI_Wait as much as MPI_Barrier). Local
+// bookkeeping calls (Local) and the tools interface (MPI_T_), which is not
+// the application's communication, are left alone.
 func Timed(protos []Proto) []Proto {
 	return selectMPI(protos, func(p Proto) bool {
-		return !strings.HasPrefix(p.Name, "MPI_T_") && !p.TakesComm() && !p.Variadic &&
+		return !strings.HasPrefix(p.Name, "MPI_T_") && !Local(p.Name) && !p.TakesComm() && !p.Variadic &&
 			p.Ret == "int" && allNamed(p)
 	})
 }

@@ -291,3 +291,66 @@ func everyCommFunctionIsWrapped(t *testing.T, abi ABI) {
 		t.Errorf("only %d comm-taking functions found: is the header scan broken?", len(commTaking))
 	}
 }
+
+func TestLocal(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		local bool
+	}{
+		{"MPI_Type_size", true},
+		{"MPI_Type_create_subarray", true},
+		{"MPI_Type_commit", true},
+		{"MPI_Group_translate_ranks", true},
+		{"MPI_Info_set", true},
+		{"MPI_Comm_rank", true},
+		{"MPI_Comm_size", true},
+		{"MPI_Win_get_group", true},
+		{"MPI_Pack_size", true},
+		{"MPI_Get_count_c", true},
+		{"MPI_Get_address", true},
+		{"MPI_Cart_coords", true},
+		// RMA, waits, progress and collective constructors stay timed.
+		{"MPI_Get", false},
+		{"MPI_Get_accumulate", false},
+		{"MPI_Win_flush_all", false},
+		{"MPI_Test", false},
+		{"MPI_Iprobe", false},
+		{"MPI_Request_get_status", false},
+		{"MPI_Wait", false},
+		{"MPI_Comm_dup", false},
+		{"MPI_Comm_split", false},
+		{"MPI_Cart_create", false},
+		{"MPI_Win_create", false},
+		{"MPI_Barrier", false},
+	} {
+		if got := Local(tc.name); got != tc.local {
+			t.Errorf("Local(%s) = %v, want %v", tc.name, got, tc.local)
+		}
+	}
+}
+
+// A local call without a communicator gets no wrapper; one with a
+// communicator gets the swap and no timer; the others get both.
+func TestGenerateLeavesLocalCallsUntimed(t *testing.T) {
+	protos, _ := ParseHeader(`
+int MPI_Type_size(MPI_Datatype datatype, int *size); int PMPI_Type_size(MPI_Datatype datatype, int *size);
+int MPI_Comm_rank(MPI_Comm comm, int *rank); int PMPI_Comm_rank(MPI_Comm comm, int *rank);
+int MPI_Wait(MPI_Request *request, MPI_Status *status); int PMPI_Wait(MPI_Request *request, MPI_Status *status);`)
+	files, err := generateWithInterposed(protos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(files[MPICH.WrappersFile])
+	if strings.Contains(src, "PMPI_Type_size(MPI_Datatype") {
+		t.Errorf("MPI_Type_size is wrapped:\n%s", src)
+	}
+	rank := src[strings.Index(src, "int PMPI_Comm_rank("):]
+	rank = rank[:strings.Index(rank, "\n}\n")]
+	if !strings.Contains(rank, "GHOST_USER_COMM(comm)") || strings.Contains(rank, "ghost_prof_enter") {
+		t.Errorf("MPI_Comm_rank's wrapper should swap the world and not time:\n%s", rank)
+	}
+	wait := src[strings.Index(src, "int PMPI_Wait("):]
+	if !strings.Contains(wait[:strings.Index(wait, "\n}\n")], "ghost_prof_enter") {
+		t.Errorf("MPI_Wait's wrapper does not time the call:\n%s", wait)
+	}
+}
