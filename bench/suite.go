@@ -59,11 +59,15 @@ var suites = []Suite{
 		Program: "intercept.c",
 		About: "ns per call of cheap MPI calls on MPI_COMM_WORLD. MPI_Comm_rank and MPI_Comm_size go " +
 			"through Ghost's COMM_WORLD swap; MPI_Initialized and MPI_Wtime are never wrapped and are " +
-			"controls: what they move is the machine, not Ghost.",
+			"controls: what they move is the machine, not Ghost. MPI_Type_size is a local call and " +
+			"MPI_Win_flush_all/idle a flush with nothing issued (a window of MPI_Win_allocate under " +
+			"lock_all): profiling times neither. On 2 fake nodes the window is redirected; on one node " +
+			"it takes the node-local path.",
 		// Repetitions of 200 µs are rarely preempted, so the median of many
 		// short ones stays steady on a busy box.
-		Args:    fixed([]string{"-t", "200", "-r", "200", "-w", "5"}, []string{"-t", "100", "-r", "20", "-w", "2"}),
-		Configs: []string{"plain", "ghost-ng0", "ghost-ng1"},
+		Args: fixed([]string{"-t", "200", "-r", "200", "-w", "5"}, []string{"-t", "100", "-r", "20", "-w", "2"}),
+		Configs: []string{"plain", "ghost-ng0", "ghost-ng1", "ghost-ng1-prof",
+			"plain-2nodes", "ghost-2nodes", "ghost-2nodes-prof", "ghost-2nodes-auto"},
 		// The foundation's budget for a non-RMA wrapped call.
 		Budget: 5,
 		Charts: []Chart{categoryChart{Title: "intercept: ns per call", Unit: "ns/call"}},
@@ -311,6 +315,7 @@ var configs = []Config{
 	// Profiling is opt-in today, but the adaptive policy will turn it on,
 	// and this shows what every wrapped call then pays (two clock reads).
 	withEnv(ghostConfig(1), "ghost-ng1-prof", "profiling on", "GHOST_PROFILE=1"),
+	withEnv(fakeNodes(ghostConfig(1), "ghost-2nodes"), "ghost-2nodes-prof", "profiling on", "GHOST_PROFILE=1"),
 	withArgs(ghostConfig(1), "ghost-off", "redirection off: windows allocated with info async_config=off", "-O"),
 	sleepingTarget(ghostPath(ghostConfig(1))),
 	sleepingTarget(withEnv(plainConfig(), "mpich-thread", "MPICH's progress thread", "MPIR_CVAR_ASYNC_PROGRESS=1")),

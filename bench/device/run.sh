@@ -18,6 +18,15 @@
 #                       (-max-time SECONDS, default 240)
 #   apps:N[:SECONDS[:ROUNDS]]  the apps suite with N user ranks
 #                       (default 300 s, 2 rounds), configurations in $APPS_CONFIGS
+#   suites:ROUNDS[:SECONDS]  the suites in $SUITES (default apps-2nodes,
+#                       multiphase,multiphase-passive) with their own rank
+#                       counts and ROUNDS rounds each (default 420 s)
+#   auto-traces:ROUNDS  bench/auto-traces.sh of the checkout with the
+#                       bundle's library and ghost CLI (build/ of the
+#                       checkout becomes a link to the bundle's)
+#   auto-overhead:INPUT:ROUNDS  bench/auto-overhead.sh INPUT ROUNDS with the
+#                       bundle's library and ghost CLI, against the build/
+#                       in $AUTO_OVERHEAD_OTHER too when that is set
 set -uo pipefail
 bundle=${BUNDLE:-$(cd "$(dirname "$0")/.." && pwd)}
 results=${RESULTS:-$PWD/device-results}
@@ -83,8 +92,22 @@ for p in "$@"; do
 		phase "apps-n$n" $((limit + 200)) "${bench[@]}" -n "$n" -suite apps -configs "$APPS_CONFIGS" \
 			-rounds "${rounds:-2}" -timeout 45s -max-time "${limit}s" -out "$results/apps-n$n"
 		;;
+	suites)
+		rounds=$n limit=${limit:-420}
+		phase "suites-r$rounds" $((limit + 60)) "${bench[@]}" -suite "${SUITES:-apps-2nodes,multiphase,multiphase-passive}" \
+			-rounds "$rounds" -max-time "${limit}s" -out "$results/suites-r$rounds"
+		;;
+	auto-traces)
+		[ -e build ] && [ ! -L build ] && { echo "run.sh: auto-traces would replace ./build; remove it first" >&2; exit 2; }
+		ln -sfn "$bundle/build" build
+		AUTO_TRACES_ROUNDS=$n AUTO_TRACES_PREFIX=$results/auto-traces phase auto-traces 300 sh bench/auto-traces.sh
+		;;
+	auto-overhead)
+		GHOST_BUILD=$bundle/build AUTO_OVERHEAD_PREFIX=$results/auto-overhead-$n \
+			phase "auto-overhead-$n" 300 sh bench/auto-overhead.sh "$n" "${limit:-7}" ${AUTO_OVERHEAD_OTHER:+"$AUTO_OVERHEAD_OTHER"}
+		;;
 	*)
-		echo "run.sh: unknown phase $p (known: env, smoke, micro:N[:SECONDS], apps:N[:SECONDS[:ROUNDS]])" >&2
+		echo "run.sh: unknown phase $p (known: env, smoke, micro:N[:SECONDS], apps:N[:SECONDS[:ROUNDS]], suites:ROUNDS[:SECONDS], auto-traces:ROUNDS, auto-overhead:INPUT:ROUNDS)" >&2
 		exit 2
 		;;
 	esac

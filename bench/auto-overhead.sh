@@ -1,0 +1,76 @@
+#!/bin/sh
+# Where GHOST_ASYNC=auto's cost goes when it does not switch: runs one
+# NWChem input of test/apps on 2 fake nodes (1 user and 1 ghost per node,
+# as bench -suite apps-2nodes does) under several environments, rounds
+# interleaved, and writes each one's wall seconds and median. The
+# environments take auto's parts one at a time: static on, on with the
+# profiling timers (GHOST_PROFILE=1), auto, and auto without quiescence
+# (GHOST_QUIESCE=off). Where auto keeps the window redirected for the whole
+# run (dedicated cores: bench/auto-traces.sh shows it), auto against on is
+# the cost of deciding alone.
+#
+# Usage: sh bench/auto-overhead.sh [INPUT [ROUNDS [OTHER_BUILD_DIR]]]
+#   (default water_dft 7). With OTHER_BUILD_DIR (a build/ of another
+#   commit), every environment runs under both libraries, interleaved, and
+#   the table names the other one's rows "other:".
+# Environment:
+#   AUTO_OVERHEAD_PREFIX  where to write PREFIX.md (default
+#                         bench/results/DATE-auto-overhead)
+#   GHOST_BUILD           the build/ with libghost.so and ghost (default ./build)
+set -eu
+cd "$(dirname "$0")/.."
+input=${1:-water_dft}
+rounds=${2:-7}
+build=$(cd "${GHOST_BUILD:-build}" && pwd)
+builds=$build
+[ $# -ge 3 ] && builds="$build $(cd "$3" && pwd)"
+prefix=${AUTO_OVERHEAD_PREFIX:-bench/results/$(date -u +%Y-%m-%dT%H%M%SZ)-auto-overhead}
+nwchem=/usr/bin/nwchem.mpich
+[ -x "$nwchem" ] || { echo "auto-overhead: $nwchem not found (apt-get install nwchem-mpich)" >&2; exit 1; }
+[ -f "test/apps/nwchem/$input.nw" ] || { echo "auto-overhead: no input test/apps/nwchem/$input.nw" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp "test/apps/nwchem/$input.nw" "$work"
+configs='on:GHOST_ASYNC=on
+on+profile:GHOST_ASYNC=on GHOST_PROFILE=1
+auto:GHOST_ASYNC=auto
+auto-noquiesce:GHOST_ASYNC=auto GHOST_QUIESCE=off
+off:GHOST_ASYNC=off'
+# median NAME: the median of NAME's samples.
+median() { awk -v c="$1" '$1 == c {print $2}' "$work/times" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+r=1
+while [ "$r" -le "$rounds" ]; do
+	for b in $builds; do
+		label=; [ "$b" = "$build" ] || label=other:
+		echo "$configs" | while IFS=: read -r name envs; do
+			start=$(date +%s%N)
+			(cd "$work" && env $envs GHOST_LIB="$b/libghost.so" \
+				"$b/ghost" run -n 2 -g 1 --hosts nodeA:2,nodeB:2 -- "$nwchem" "$input.nw" < /dev/null > "$work/out.txt" 2>&1) ||
+				{ echo "auto-overhead: $label$name failed:" >&2; tail -5 "$work/out.txt" >&2; exit 1; }
+			grep -Eq 'Total (SCF|DFT) energy' "$work/out.txt" || { echo "auto-overhead: $label$name printed no energy" >&2; exit 1; }
+			echo "$label$name $(( ($(date +%s%N) - start) / 1000000 ))" >> "$work/times"
+		done
+	done
+	r=$((r + 1))
+done
+{
+	echo "# Where GHOST_ASYNC=auto's time goes: NWChem $input on 2 fake nodes"
+	echo
+	echo "- $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+	echo "- tree: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (modified)')"
+	[ "$builds" = "$build" ] || echo "- other: $3"
+	echo "- command: ghost run -n 2 -g 1 --hosts nodeA:2,nodeB:2 -- nwchem.mpich $input.nw, $rounds rounds, configurations interleaved"
+	echo
+	echo "| config | environment | median ms | ratio to on | samples ms |"
+	echo "|---|---|--:|--:|---|"
+	on=$(median on)
+	for b in $builds; do
+		label=; [ "$b" = "$build" ] || label=other:
+		echo "$configs" | while IFS=: read -r name envs; do
+			samples=$(awk -v c="$label$name" '$1 == c {printf "%s ", $2}' "$work/times")
+			median=$(median "$label$name")
+			echo "| $label$name | \`$envs\` | $median | $(awk -v m="$median" -v o="$on" 'BEGIN {printf "%.3f", m / o}') | $samples|"
+		done
+	done
+} > "$prefix.md"
+echo "auto-overhead: wrote $prefix.md"
