@@ -82,16 +82,16 @@ static int concerned(const ghost_win_t *w, MPI_Comm comm, int *ranks)
     for (int i = 0; inside && i < w->nusers; i++)
         in[i] = i;
     if (inside)
-        inside = PMPI_Group_translate_ranks(wg, w->nusers, in, cg, out) == MPI_SUCCESS;
+        inside = GHOST_REAL(MPI_Group_translate_ranks)(wg, w->nusers, in, cg, out) == MPI_SUCCESS;
     for (int i = 0; inside && i < w->nusers; i++) {
         inside = out[i] != MPI_UNDEFINED;
         if (ranks)
             ranks[i] = out[i];
     }
     if (wg != MPI_GROUP_NULL)
-        PMPI_Group_free(&wg);
+        GHOST_REAL(MPI_Group_free)(&wg);
     if (cg != MPI_GROUP_NULL)
-        PMPI_Group_free(&cg);
+        GHOST_REAL(MPI_Group_free)(&cg);
     free(in);
     return inside;
 }

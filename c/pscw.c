@@ -17,16 +17,16 @@
 static int group_ranks(ghost_win_t *w, MPI_Group group, int *out, int *n)
 {
     MPI_Group wgroup;
-    int rc = PMPI_Win_get_group(w->user, &wgroup);
+    int rc = GHOST_REAL(MPI_Win_get_group)(w->user, &wgroup);
     if (rc != MPI_SUCCESS)
         return rc;
-    PMPI_Group_size(group, n);
+    GHOST_REAL(MPI_Group_size)(group, n);
     int *in = malloc(sizeof(int) * (*n > 0 ? *n : 1));
     for (int i = 0; i < *n; i++)
         in[i] = i;
-    rc = PMPI_Group_translate_ranks(group, *n, in, wgroup, out);
+    rc = GHOST_REAL(MPI_Group_translate_ranks)(group, *n, in, wgroup, out);
     free(in);
-    PMPI_Group_free(&wgroup);
+    GHOST_REAL(MPI_Group_free)(&wgroup);
     for (int i = 0; rc == MPI_SUCCESS && i < *n; i++)
         if (out[i] == MPI_UNDEFINED)
             rc = MPI_ERR_GROUP;

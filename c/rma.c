@@ -193,7 +193,7 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
     MPI_Aint bytes = 0;
     if (ghost_load_policy == GHOST_LOAD_BYTE) {
         int size;
-        PMPI_Type_size(type, &size);
+        GHOST_REAL(MPI_Type_size)(type, &size);
         bytes = count * size;
     }
     int i = pick_ghost(t, bytes);

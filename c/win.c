@@ -231,12 +231,12 @@ int ghost_segment_alloc(MPI_Comm node, MPI_Aint bytes, MPI_Win *shm, void **base
         return rc;
     GHOST_REAL(MPI_Comm_free)(&probe);
     MPI_Info info;
-    PMPI_Info_create(&info);
-    PMPI_Info_set(info, "alloc_shared_noncontig", "false");
+    GHOST_REAL(MPI_Info_create)(&info);
+    GHOST_REAL(MPI_Info_set)(info, "alloc_shared_noncontig", "false");
     /* The shared allocation and the allreduce below (counters.h). */
     ghost_count_internal(GHOST_INTERNAL_COLLECTIVE, 2);
     rc = GHOST_REAL(MPI_Win_allocate_shared)(bytes, 1, info, node, base, shm);
-    PMPI_Info_free(&info);
+    GHOST_REAL(MPI_Info_free)(&info);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Allreduce(&bytes, node_bytes, 1, MPI_AINT, MPI_SUM, node);
     if (rc != MPI_SUCCESS)
@@ -259,7 +259,7 @@ int ghost_internal_win(void *base, MPI_Aint bytes, MPI_Comm wincomm, MPI_Win *ou
     ghost_count_internal(GHOST_INTERNAL_COLLECTIVE, 1);
     int rc = GHOST_REAL(MPI_Win_create)(bytes > 0 ? base : NULL, bytes, 1, MPI_INFO_NULL, wincomm, out);
     if (rc == MPI_SUCCESS)
-        PMPI_Win_set_errhandler(*out, MPI_ERRORS_RETURN);
+        GHOST_REAL(MPI_Win_set_errhandler)(*out, MPI_ERRORS_RETURN);
     return rc;
 }
 

@@ -126,7 +126,7 @@ GHOST_DEFINE_LOCAL(MPI_Win_get_info, (MPI_Win win, MPI_Info *info_used), (win, i
     ghost_win_t *w = ghost_win_find(win);
     if (rc != MPI_SUCCESS || !w)
         return rc;
-    PMPI_Info_set(*info_used, "async_config", (!w->plain && w->redirect) ? "on" : "off");
+    GHOST_REAL(MPI_Info_set)(*info_used, "async_config", (!w->plain && w->redirect) ? "on" : "off");
     if (!w->plain) {
         static const char *names[] = {"lock", "lockall", "fence", "pscw"};
         char epochs[40] = "";
@@ -136,8 +136,8 @@ GHOST_DEFINE_LOCAL(MPI_Win_get_info, (MPI_Win win, MPI_Info *info_used), (win, i
                     strcat(epochs, ",");
                 strcat(epochs, names[i]);
             }
-        PMPI_Info_set(*info_used, "epochs_used", epochs);
-        PMPI_Info_set(*info_used, "no_local_load_store", w->no_local_load_store ? "true" : "false");
+        GHOST_REAL(MPI_Info_set)(*info_used, "epochs_used", epochs);
+        GHOST_REAL(MPI_Info_set)(*info_used, "no_local_load_store", w->no_local_load_store ? "true" : "false");
     }
     return rc;
 })

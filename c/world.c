@@ -131,7 +131,7 @@ int PMPI_Init(int *argc, char ***argv)
     }
     ghost_type_table_init();
     int provided = MPI_THREAD_SINGLE;
-    PMPI_Query_thread(&provided);
+    GHOST_REAL(MPI_Query_thread)(&provided);
     rc = ghostAfterInit(provided); /* a ghost never returns */
     ghost_stdout_restore();
     return rc;

@@ -4533,6 +4533,12 @@ __typeof__(PMPIX_Query_ze_support) *ghost_real_PMPIX_Query_ze_support;
 __typeof__(PMPI_Abort) *ghost_real_PMPI_Abort;
 __typeof__(PMPI_Accumulate) *ghost_real_PMPI_Accumulate;
 __typeof__(PMPI_Accumulate_c) *ghost_real_PMPI_Accumulate_c;
+__typeof__(PMPI_Add_error_class) *ghost_real_PMPI_Add_error_class;
+__typeof__(PMPI_Add_error_code) *ghost_real_PMPI_Add_error_code;
+__typeof__(PMPI_Add_error_string) *ghost_real_PMPI_Add_error_string;
+__typeof__(PMPI_Address) *ghost_real_PMPI_Address;
+__typeof__(PMPI_Aint_add) *ghost_real_PMPI_Aint_add;
+__typeof__(PMPI_Aint_diff) *ghost_real_PMPI_Aint_diff;
 __typeof__(PMPI_Allgather) *ghost_real_PMPI_Allgather;
 __typeof__(PMPI_Allgather_c) *ghost_real_PMPI_Allgather_c;
 __typeof__(PMPI_Allgather_init) *ghost_real_PMPI_Allgather_init;
@@ -4541,6 +4547,7 @@ __typeof__(PMPI_Allgatherv) *ghost_real_PMPI_Allgatherv;
 __typeof__(PMPI_Allgatherv_c) *ghost_real_PMPI_Allgatherv_c;
 __typeof__(PMPI_Allgatherv_init) *ghost_real_PMPI_Allgatherv_init;
 __typeof__(PMPI_Allgatherv_init_c) *ghost_real_PMPI_Allgatherv_init_c;
+__typeof__(PMPI_Alloc_mem) *ghost_real_PMPI_Alloc_mem;
 __typeof__(PMPI_Allreduce) *ghost_real_PMPI_Allreduce;
 __typeof__(PMPI_Allreduce_c) *ghost_real_PMPI_Allreduce_c;
 __typeof__(PMPI_Allreduce_init) *ghost_real_PMPI_Allreduce_init;
@@ -4592,15 +4599,18 @@ __typeof__(PMPI_Comm_create) *ghost_real_PMPI_Comm_create;
 __typeof__(PMPI_Comm_create_errhandler) *ghost_real_PMPI_Comm_create_errhandler;
 __typeof__(PMPI_Comm_create_from_group) *ghost_real_PMPI_Comm_create_from_group;
 __typeof__(PMPI_Comm_create_group) *ghost_real_PMPI_Comm_create_group;
+__typeof__(PMPI_Comm_create_keyval) *ghost_real_PMPI_Comm_create_keyval;
 __typeof__(PMPI_Comm_delete_attr) *ghost_real_PMPI_Comm_delete_attr;
 __typeof__(PMPI_Comm_disconnect) *ghost_real_PMPI_Comm_disconnect;
 __typeof__(PMPI_Comm_dup) *ghost_real_PMPI_Comm_dup;
 __typeof__(PMPI_Comm_dup_with_info) *ghost_real_PMPI_Comm_dup_with_info;
 __typeof__(PMPI_Comm_free) *ghost_real_PMPI_Comm_free;
+__typeof__(PMPI_Comm_free_keyval) *ghost_real_PMPI_Comm_free_keyval;
 __typeof__(PMPI_Comm_get_attr) *ghost_real_PMPI_Comm_get_attr;
 __typeof__(PMPI_Comm_get_errhandler) *ghost_real_PMPI_Comm_get_errhandler;
 __typeof__(PMPI_Comm_get_info) *ghost_real_PMPI_Comm_get_info;
 __typeof__(PMPI_Comm_get_name) *ghost_real_PMPI_Comm_get_name;
+__typeof__(PMPI_Comm_get_parent) *ghost_real_PMPI_Comm_get_parent;
 __typeof__(PMPI_Comm_group) *ghost_real_PMPI_Comm_group;
 __typeof__(PMPI_Comm_idup) *ghost_real_PMPI_Comm_idup;
 __typeof__(PMPI_Comm_idup_with_info) *ghost_real_PMPI_Comm_idup_with_info;
@@ -4619,12 +4629,17 @@ __typeof__(PMPI_Comm_split) *ghost_real_PMPI_Comm_split;
 __typeof__(PMPI_Comm_split_type) *ghost_real_PMPI_Comm_split_type;
 __typeof__(PMPI_Comm_test_inter) *ghost_real_PMPI_Comm_test_inter;
 __typeof__(PMPI_Compare_and_swap) *ghost_real_PMPI_Compare_and_swap;
+__typeof__(PMPI_Dims_create) *ghost_real_PMPI_Dims_create;
 __typeof__(PMPI_Dist_graph_create) *ghost_real_PMPI_Dist_graph_create;
 __typeof__(PMPI_Dist_graph_create_adjacent) *ghost_real_PMPI_Dist_graph_create_adjacent;
 __typeof__(PMPI_Dist_graph_neighbors) *ghost_real_PMPI_Dist_graph_neighbors;
 __typeof__(PMPI_Dist_graph_neighbors_count) *ghost_real_PMPI_Dist_graph_neighbors_count;
+__typeof__(PMPI_Errhandler_create) *ghost_real_PMPI_Errhandler_create;
+__typeof__(PMPI_Errhandler_free) *ghost_real_PMPI_Errhandler_free;
 __typeof__(PMPI_Errhandler_get) *ghost_real_PMPI_Errhandler_get;
 __typeof__(PMPI_Errhandler_set) *ghost_real_PMPI_Errhandler_set;
+__typeof__(PMPI_Error_class) *ghost_real_PMPI_Error_class;
+__typeof__(PMPI_Error_string) *ghost_real_PMPI_Error_string;
 __typeof__(PMPI_Exscan) *ghost_real_PMPI_Exscan;
 __typeof__(PMPI_Exscan_c) *ghost_real_PMPI_Exscan_c;
 __typeof__(PMPI_Exscan_init) *ghost_real_PMPI_Exscan_init;
@@ -4719,6 +4734,8 @@ __typeof__(PMPI_File_write_ordered_end) *ghost_real_PMPI_File_write_ordered_end;
 __typeof__(PMPI_File_write_shared) *ghost_real_PMPI_File_write_shared;
 __typeof__(PMPI_File_write_shared_c) *ghost_real_PMPI_File_write_shared_c;
 __typeof__(PMPI_Finalize) *ghost_real_PMPI_Finalize;
+__typeof__(PMPI_Finalized) *ghost_real_PMPI_Finalized;
+__typeof__(PMPI_Free_mem) *ghost_real_PMPI_Free_mem;
 __typeof__(PMPI_Gather) *ghost_real_PMPI_Gather;
 __typeof__(PMPI_Gather_c) *ghost_real_PMPI_Gather_c;
 __typeof__(PMPI_Gather_init) *ghost_real_PMPI_Gather_init;
@@ -4730,7 +4747,16 @@ __typeof__(PMPI_Gatherv_init_c) *ghost_real_PMPI_Gatherv_init_c;
 __typeof__(PMPI_Get) *ghost_real_PMPI_Get;
 __typeof__(PMPI_Get_accumulate) *ghost_real_PMPI_Get_accumulate;
 __typeof__(PMPI_Get_accumulate_c) *ghost_real_PMPI_Get_accumulate_c;
+__typeof__(PMPI_Get_address) *ghost_real_PMPI_Get_address;
 __typeof__(PMPI_Get_c) *ghost_real_PMPI_Get_c;
+__typeof__(PMPI_Get_count) *ghost_real_PMPI_Get_count;
+__typeof__(PMPI_Get_count_c) *ghost_real_PMPI_Get_count_c;
+__typeof__(PMPI_Get_elements) *ghost_real_PMPI_Get_elements;
+__typeof__(PMPI_Get_elements_c) *ghost_real_PMPI_Get_elements_c;
+__typeof__(PMPI_Get_elements_x) *ghost_real_PMPI_Get_elements_x;
+__typeof__(PMPI_Get_library_version) *ghost_real_PMPI_Get_library_version;
+__typeof__(PMPI_Get_processor_name) *ghost_real_PMPI_Get_processor_name;
+__typeof__(PMPI_Get_version) *ghost_real_PMPI_Get_version;
 __typeof__(PMPI_Graph_create) *ghost_real_PMPI_Graph_create;
 __typeof__(PMPI_Graph_get) *ghost_real_PMPI_Graph_get;
 __typeof__(PMPI_Graph_map) *ghost_real_PMPI_Graph_map;
@@ -4739,6 +4765,19 @@ __typeof__(PMPI_Graph_neighbors_count) *ghost_real_PMPI_Graph_neighbors_count;
 __typeof__(PMPI_Graphdims_get) *ghost_real_PMPI_Graphdims_get;
 __typeof__(PMPI_Grequest_complete) *ghost_real_PMPI_Grequest_complete;
 __typeof__(PMPI_Grequest_start) *ghost_real_PMPI_Grequest_start;
+__typeof__(PMPI_Group_compare) *ghost_real_PMPI_Group_compare;
+__typeof__(PMPI_Group_difference) *ghost_real_PMPI_Group_difference;
+__typeof__(PMPI_Group_excl) *ghost_real_PMPI_Group_excl;
+__typeof__(PMPI_Group_free) *ghost_real_PMPI_Group_free;
+__typeof__(PMPI_Group_from_session_pset) *ghost_real_PMPI_Group_from_session_pset;
+__typeof__(PMPI_Group_incl) *ghost_real_PMPI_Group_incl;
+__typeof__(PMPI_Group_intersection) *ghost_real_PMPI_Group_intersection;
+__typeof__(PMPI_Group_range_excl) *ghost_real_PMPI_Group_range_excl;
+__typeof__(PMPI_Group_range_incl) *ghost_real_PMPI_Group_range_incl;
+__typeof__(PMPI_Group_rank) *ghost_real_PMPI_Group_rank;
+__typeof__(PMPI_Group_size) *ghost_real_PMPI_Group_size;
+__typeof__(PMPI_Group_translate_ranks) *ghost_real_PMPI_Group_translate_ranks;
+__typeof__(PMPI_Group_union) *ghost_real_PMPI_Group_union;
 __typeof__(PMPI_Iallgather) *ghost_real_PMPI_Iallgather;
 __typeof__(PMPI_Iallgather_c) *ghost_real_PMPI_Iallgather_c;
 __typeof__(PMPI_Iallgatherv) *ghost_real_PMPI_Iallgatherv;
@@ -4775,8 +4814,20 @@ __typeof__(PMPI_Ineighbor_alltoallv) *ghost_real_PMPI_Ineighbor_alltoallv;
 __typeof__(PMPI_Ineighbor_alltoallv_c) *ghost_real_PMPI_Ineighbor_alltoallv_c;
 __typeof__(PMPI_Ineighbor_alltoallw) *ghost_real_PMPI_Ineighbor_alltoallw;
 __typeof__(PMPI_Ineighbor_alltoallw_c) *ghost_real_PMPI_Ineighbor_alltoallw_c;
+__typeof__(PMPI_Info_create) *ghost_real_PMPI_Info_create;
+__typeof__(PMPI_Info_create_env) *ghost_real_PMPI_Info_create_env;
+__typeof__(PMPI_Info_delete) *ghost_real_PMPI_Info_delete;
+__typeof__(PMPI_Info_dup) *ghost_real_PMPI_Info_dup;
+__typeof__(PMPI_Info_free) *ghost_real_PMPI_Info_free;
+__typeof__(PMPI_Info_get) *ghost_real_PMPI_Info_get;
+__typeof__(PMPI_Info_get_nkeys) *ghost_real_PMPI_Info_get_nkeys;
+__typeof__(PMPI_Info_get_nthkey) *ghost_real_PMPI_Info_get_nthkey;
+__typeof__(PMPI_Info_get_string) *ghost_real_PMPI_Info_get_string;
+__typeof__(PMPI_Info_get_valuelen) *ghost_real_PMPI_Info_get_valuelen;
+__typeof__(PMPI_Info_set) *ghost_real_PMPI_Info_set;
 __typeof__(PMPI_Init) *ghost_real_PMPI_Init;
 __typeof__(PMPI_Init_thread) *ghost_real_PMPI_Init_thread;
+__typeof__(PMPI_Initialized) *ghost_real_PMPI_Initialized;
 __typeof__(PMPI_Intercomm_create) *ghost_real_PMPI_Intercomm_create;
 __typeof__(PMPI_Intercomm_create_from_groups) *ghost_real_PMPI_Intercomm_create_from_groups;
 __typeof__(PMPI_Intercomm_merge) *ghost_real_PMPI_Intercomm_merge;
@@ -4791,6 +4842,7 @@ __typeof__(PMPI_Ireduce_scatter_block_c) *ghost_real_PMPI_Ireduce_scatter_block_
 __typeof__(PMPI_Ireduce_scatter_c) *ghost_real_PMPI_Ireduce_scatter_c;
 __typeof__(PMPI_Irsend) *ghost_real_PMPI_Irsend;
 __typeof__(PMPI_Irsend_c) *ghost_real_PMPI_Irsend_c;
+__typeof__(PMPI_Is_thread_main) *ghost_real_PMPI_Is_thread_main;
 __typeof__(PMPI_Iscan) *ghost_real_PMPI_Iscan;
 __typeof__(PMPI_Iscan_c) *ghost_real_PMPI_Iscan_c;
 __typeof__(PMPI_Iscatter) *ghost_real_PMPI_Iscatter;
@@ -4805,6 +4857,8 @@ __typeof__(PMPI_Isendrecv_replace) *ghost_real_PMPI_Isendrecv_replace;
 __typeof__(PMPI_Isendrecv_replace_c) *ghost_real_PMPI_Isendrecv_replace_c;
 __typeof__(PMPI_Issend) *ghost_real_PMPI_Issend;
 __typeof__(PMPI_Issend_c) *ghost_real_PMPI_Issend_c;
+__typeof__(PMPI_Keyval_create) *ghost_real_PMPI_Keyval_create;
+__typeof__(PMPI_Keyval_free) *ghost_real_PMPI_Keyval_free;
 __typeof__(PMPI_Lookup_name) *ghost_real_PMPI_Lookup_name;
 __typeof__(PMPI_Mprobe) *ghost_real_PMPI_Mprobe;
 __typeof__(PMPI_Mrecv) *ghost_real_PMPI_Mrecv;
@@ -4829,9 +4883,17 @@ __typeof__(PMPI_Neighbor_alltoallw) *ghost_real_PMPI_Neighbor_alltoallw;
 __typeof__(PMPI_Neighbor_alltoallw_c) *ghost_real_PMPI_Neighbor_alltoallw_c;
 __typeof__(PMPI_Neighbor_alltoallw_init) *ghost_real_PMPI_Neighbor_alltoallw_init;
 __typeof__(PMPI_Neighbor_alltoallw_init_c) *ghost_real_PMPI_Neighbor_alltoallw_init_c;
+__typeof__(PMPI_Op_commutative) *ghost_real_PMPI_Op_commutative;
+__typeof__(PMPI_Op_create) *ghost_real_PMPI_Op_create;
+__typeof__(PMPI_Op_create_c) *ghost_real_PMPI_Op_create_c;
+__typeof__(PMPI_Op_free) *ghost_real_PMPI_Op_free;
 __typeof__(PMPI_Open_port) *ghost_real_PMPI_Open_port;
 __typeof__(PMPI_Pack) *ghost_real_PMPI_Pack;
 __typeof__(PMPI_Pack_c) *ghost_real_PMPI_Pack_c;
+__typeof__(PMPI_Pack_external) *ghost_real_PMPI_Pack_external;
+__typeof__(PMPI_Pack_external_c) *ghost_real_PMPI_Pack_external_c;
+__typeof__(PMPI_Pack_external_size) *ghost_real_PMPI_Pack_external_size;
+__typeof__(PMPI_Pack_external_size_c) *ghost_real_PMPI_Pack_external_size_c;
 __typeof__(PMPI_Pack_size) *ghost_real_PMPI_Pack_size;
 __typeof__(PMPI_Pack_size_c) *ghost_real_PMPI_Pack_size_c;
 __typeof__(PMPI_Parrived) *ghost_real_PMPI_Parrived;
@@ -4844,6 +4906,7 @@ __typeof__(PMPI_Psend_init) *ghost_real_PMPI_Psend_init;
 __typeof__(PMPI_Publish_name) *ghost_real_PMPI_Publish_name;
 __typeof__(PMPI_Put) *ghost_real_PMPI_Put;
 __typeof__(PMPI_Put_c) *ghost_real_PMPI_Put_c;
+__typeof__(PMPI_Query_thread) *ghost_real_PMPI_Query_thread;
 __typeof__(PMPI_Raccumulate) *ghost_real_PMPI_Raccumulate;
 __typeof__(PMPI_Raccumulate_c) *ghost_real_PMPI_Raccumulate_c;
 __typeof__(PMPI_Recv) *ghost_real_PMPI_Recv;
@@ -4914,14 +4977,78 @@ __typeof__(PMPI_Ssend_init) *ghost_real_PMPI_Ssend_init;
 __typeof__(PMPI_Ssend_init_c) *ghost_real_PMPI_Ssend_init_c;
 __typeof__(PMPI_Start) *ghost_real_PMPI_Start;
 __typeof__(PMPI_Startall) *ghost_real_PMPI_Startall;
+__typeof__(PMPI_Status_c2f08) *ghost_real_PMPI_Status_c2f08;
+__typeof__(PMPI_Status_f082c) *ghost_real_PMPI_Status_f082c;
+__typeof__(PMPI_Status_f082f) *ghost_real_PMPI_Status_f082f;
+__typeof__(PMPI_Status_f2f08) *ghost_real_PMPI_Status_f2f08;
+__typeof__(PMPI_Status_set_cancelled) *ghost_real_PMPI_Status_set_cancelled;
+__typeof__(PMPI_Status_set_elements) *ghost_real_PMPI_Status_set_elements;
+__typeof__(PMPI_Status_set_elements_x) *ghost_real_PMPI_Status_set_elements_x;
 __typeof__(PMPI_Test) *ghost_real_PMPI_Test;
 __typeof__(PMPI_Test_cancelled) *ghost_real_PMPI_Test_cancelled;
 __typeof__(PMPI_Testall) *ghost_real_PMPI_Testall;
 __typeof__(PMPI_Testany) *ghost_real_PMPI_Testany;
 __typeof__(PMPI_Testsome) *ghost_real_PMPI_Testsome;
 __typeof__(PMPI_Topo_test) *ghost_real_PMPI_Topo_test;
+__typeof__(PMPI_Type_commit) *ghost_real_PMPI_Type_commit;
+__typeof__(PMPI_Type_contiguous) *ghost_real_PMPI_Type_contiguous;
+__typeof__(PMPI_Type_contiguous_c) *ghost_real_PMPI_Type_contiguous_c;
+__typeof__(PMPI_Type_create_darray) *ghost_real_PMPI_Type_create_darray;
+__typeof__(PMPI_Type_create_darray_c) *ghost_real_PMPI_Type_create_darray_c;
+__typeof__(PMPI_Type_create_f90_complex) *ghost_real_PMPI_Type_create_f90_complex;
+__typeof__(PMPI_Type_create_f90_integer) *ghost_real_PMPI_Type_create_f90_integer;
+__typeof__(PMPI_Type_create_f90_real) *ghost_real_PMPI_Type_create_f90_real;
+__typeof__(PMPI_Type_create_hindexed) *ghost_real_PMPI_Type_create_hindexed;
+__typeof__(PMPI_Type_create_hindexed_block) *ghost_real_PMPI_Type_create_hindexed_block;
+__typeof__(PMPI_Type_create_hindexed_block_c) *ghost_real_PMPI_Type_create_hindexed_block_c;
+__typeof__(PMPI_Type_create_hindexed_c) *ghost_real_PMPI_Type_create_hindexed_c;
+__typeof__(PMPI_Type_create_hvector) *ghost_real_PMPI_Type_create_hvector;
+__typeof__(PMPI_Type_create_hvector_c) *ghost_real_PMPI_Type_create_hvector_c;
+__typeof__(PMPI_Type_create_indexed_block) *ghost_real_PMPI_Type_create_indexed_block;
+__typeof__(PMPI_Type_create_indexed_block_c) *ghost_real_PMPI_Type_create_indexed_block_c;
+__typeof__(PMPI_Type_create_keyval) *ghost_real_PMPI_Type_create_keyval;
+__typeof__(PMPI_Type_create_resized) *ghost_real_PMPI_Type_create_resized;
+__typeof__(PMPI_Type_create_resized_c) *ghost_real_PMPI_Type_create_resized_c;
+__typeof__(PMPI_Type_create_struct) *ghost_real_PMPI_Type_create_struct;
+__typeof__(PMPI_Type_create_struct_c) *ghost_real_PMPI_Type_create_struct_c;
+__typeof__(PMPI_Type_create_subarray) *ghost_real_PMPI_Type_create_subarray;
+__typeof__(PMPI_Type_create_subarray_c) *ghost_real_PMPI_Type_create_subarray_c;
+__typeof__(PMPI_Type_delete_attr) *ghost_real_PMPI_Type_delete_attr;
+__typeof__(PMPI_Type_dup) *ghost_real_PMPI_Type_dup;
+__typeof__(PMPI_Type_extent) *ghost_real_PMPI_Type_extent;
+__typeof__(PMPI_Type_free) *ghost_real_PMPI_Type_free;
+__typeof__(PMPI_Type_free_keyval) *ghost_real_PMPI_Type_free_keyval;
+__typeof__(PMPI_Type_get_attr) *ghost_real_PMPI_Type_get_attr;
+__typeof__(PMPI_Type_get_contents) *ghost_real_PMPI_Type_get_contents;
+__typeof__(PMPI_Type_get_contents_c) *ghost_real_PMPI_Type_get_contents_c;
+__typeof__(PMPI_Type_get_envelope) *ghost_real_PMPI_Type_get_envelope;
+__typeof__(PMPI_Type_get_envelope_c) *ghost_real_PMPI_Type_get_envelope_c;
+__typeof__(PMPI_Type_get_extent) *ghost_real_PMPI_Type_get_extent;
+__typeof__(PMPI_Type_get_extent_c) *ghost_real_PMPI_Type_get_extent_c;
+__typeof__(PMPI_Type_get_extent_x) *ghost_real_PMPI_Type_get_extent_x;
+__typeof__(PMPI_Type_get_name) *ghost_real_PMPI_Type_get_name;
+__typeof__(PMPI_Type_get_true_extent) *ghost_real_PMPI_Type_get_true_extent;
+__typeof__(PMPI_Type_get_true_extent_c) *ghost_real_PMPI_Type_get_true_extent_c;
+__typeof__(PMPI_Type_get_true_extent_x) *ghost_real_PMPI_Type_get_true_extent_x;
+__typeof__(PMPI_Type_hindexed) *ghost_real_PMPI_Type_hindexed;
+__typeof__(PMPI_Type_hvector) *ghost_real_PMPI_Type_hvector;
+__typeof__(PMPI_Type_indexed) *ghost_real_PMPI_Type_indexed;
+__typeof__(PMPI_Type_indexed_c) *ghost_real_PMPI_Type_indexed_c;
+__typeof__(PMPI_Type_lb) *ghost_real_PMPI_Type_lb;
+__typeof__(PMPI_Type_match_size) *ghost_real_PMPI_Type_match_size;
+__typeof__(PMPI_Type_set_attr) *ghost_real_PMPI_Type_set_attr;
+__typeof__(PMPI_Type_set_name) *ghost_real_PMPI_Type_set_name;
+__typeof__(PMPI_Type_size) *ghost_real_PMPI_Type_size;
+__typeof__(PMPI_Type_size_c) *ghost_real_PMPI_Type_size_c;
+__typeof__(PMPI_Type_size_x) *ghost_real_PMPI_Type_size_x;
+__typeof__(PMPI_Type_struct) *ghost_real_PMPI_Type_struct;
+__typeof__(PMPI_Type_ub) *ghost_real_PMPI_Type_ub;
+__typeof__(PMPI_Type_vector) *ghost_real_PMPI_Type_vector;
+__typeof__(PMPI_Type_vector_c) *ghost_real_PMPI_Type_vector_c;
 __typeof__(PMPI_Unpack) *ghost_real_PMPI_Unpack;
 __typeof__(PMPI_Unpack_c) *ghost_real_PMPI_Unpack_c;
+__typeof__(PMPI_Unpack_external) *ghost_real_PMPI_Unpack_external;
+__typeof__(PMPI_Unpack_external_c) *ghost_real_PMPI_Unpack_external_c;
 __typeof__(PMPI_Unpublish_name) *ghost_real_PMPI_Unpublish_name;
 __typeof__(PMPI_Wait) *ghost_real_PMPI_Wait;
 __typeof__(PMPI_Waitall) *ghost_real_PMPI_Waitall;
@@ -4937,6 +5064,9 @@ __typeof__(PMPI_Win_complete) *ghost_real_PMPI_Win_complete;
 __typeof__(PMPI_Win_create) *ghost_real_PMPI_Win_create;
 __typeof__(PMPI_Win_create_c) *ghost_real_PMPI_Win_create_c;
 __typeof__(PMPI_Win_create_dynamic) *ghost_real_PMPI_Win_create_dynamic;
+__typeof__(PMPI_Win_create_errhandler) *ghost_real_PMPI_Win_create_errhandler;
+__typeof__(PMPI_Win_create_keyval) *ghost_real_PMPI_Win_create_keyval;
+__typeof__(PMPI_Win_delete_attr) *ghost_real_PMPI_Win_delete_attr;
 __typeof__(PMPI_Win_detach) *ghost_real_PMPI_Win_detach;
 __typeof__(PMPI_Win_fence) *ghost_real_PMPI_Win_fence;
 __typeof__(PMPI_Win_flush) *ghost_real_PMPI_Win_flush;
@@ -4944,12 +5074,19 @@ __typeof__(PMPI_Win_flush_all) *ghost_real_PMPI_Win_flush_all;
 __typeof__(PMPI_Win_flush_local) *ghost_real_PMPI_Win_flush_local;
 __typeof__(PMPI_Win_flush_local_all) *ghost_real_PMPI_Win_flush_local_all;
 __typeof__(PMPI_Win_free) *ghost_real_PMPI_Win_free;
+__typeof__(PMPI_Win_free_keyval) *ghost_real_PMPI_Win_free_keyval;
 __typeof__(PMPI_Win_get_attr) *ghost_real_PMPI_Win_get_attr;
+__typeof__(PMPI_Win_get_errhandler) *ghost_real_PMPI_Win_get_errhandler;
+__typeof__(PMPI_Win_get_group) *ghost_real_PMPI_Win_get_group;
 __typeof__(PMPI_Win_get_info) *ghost_real_PMPI_Win_get_info;
+__typeof__(PMPI_Win_get_name) *ghost_real_PMPI_Win_get_name;
 __typeof__(PMPI_Win_lock) *ghost_real_PMPI_Win_lock;
 __typeof__(PMPI_Win_lock_all) *ghost_real_PMPI_Win_lock_all;
 __typeof__(PMPI_Win_post) *ghost_real_PMPI_Win_post;
+__typeof__(PMPI_Win_set_attr) *ghost_real_PMPI_Win_set_attr;
+__typeof__(PMPI_Win_set_errhandler) *ghost_real_PMPI_Win_set_errhandler;
 __typeof__(PMPI_Win_set_info) *ghost_real_PMPI_Win_set_info;
+__typeof__(PMPI_Win_set_name) *ghost_real_PMPI_Win_set_name;
 __typeof__(PMPI_Win_shared_query) *ghost_real_PMPI_Win_shared_query;
 __typeof__(PMPI_Win_shared_query_c) *ghost_real_PMPI_Win_shared_query_c;
 __typeof__(PMPI_Win_start) *ghost_real_PMPI_Win_start;
@@ -4998,6 +5135,18 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Accumulate_c = (__typeof__(ghost_real_PMPI_Accumulate_c))dlsym(RTLD_NEXT, "PMPI_Accumulate_c")))
         missing++;
+    if (!(ghost_real_PMPI_Add_error_class = (__typeof__(ghost_real_PMPI_Add_error_class))dlsym(RTLD_NEXT, "PMPI_Add_error_class")))
+        missing++;
+    if (!(ghost_real_PMPI_Add_error_code = (__typeof__(ghost_real_PMPI_Add_error_code))dlsym(RTLD_NEXT, "PMPI_Add_error_code")))
+        missing++;
+    if (!(ghost_real_PMPI_Add_error_string = (__typeof__(ghost_real_PMPI_Add_error_string))dlsym(RTLD_NEXT, "PMPI_Add_error_string")))
+        missing++;
+    if (!(ghost_real_PMPI_Address = (__typeof__(ghost_real_PMPI_Address))dlsym(RTLD_NEXT, "PMPI_Address")))
+        missing++;
+    if (!(ghost_real_PMPI_Aint_add = (__typeof__(ghost_real_PMPI_Aint_add))dlsym(RTLD_NEXT, "PMPI_Aint_add")))
+        missing++;
+    if (!(ghost_real_PMPI_Aint_diff = (__typeof__(ghost_real_PMPI_Aint_diff))dlsym(RTLD_NEXT, "PMPI_Aint_diff")))
+        missing++;
     if (!(ghost_real_PMPI_Allgather = (__typeof__(ghost_real_PMPI_Allgather))dlsym(RTLD_NEXT, "PMPI_Allgather")))
         missing++;
     if (!(ghost_real_PMPI_Allgather_c = (__typeof__(ghost_real_PMPI_Allgather_c))dlsym(RTLD_NEXT, "PMPI_Allgather_c")))
@@ -5013,6 +5162,8 @@ int ghost_resolve_real(void)
     if (!(ghost_real_PMPI_Allgatherv_init = (__typeof__(ghost_real_PMPI_Allgatherv_init))dlsym(RTLD_NEXT, "PMPI_Allgatherv_init")))
         missing++;
     if (!(ghost_real_PMPI_Allgatherv_init_c = (__typeof__(ghost_real_PMPI_Allgatherv_init_c))dlsym(RTLD_NEXT, "PMPI_Allgatherv_init_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Alloc_mem = (__typeof__(ghost_real_PMPI_Alloc_mem))dlsym(RTLD_NEXT, "PMPI_Alloc_mem")))
         missing++;
     if (!(ghost_real_PMPI_Allreduce = (__typeof__(ghost_real_PMPI_Allreduce))dlsym(RTLD_NEXT, "PMPI_Allreduce")))
         missing++;
@@ -5116,6 +5267,8 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Comm_create_group = (__typeof__(ghost_real_PMPI_Comm_create_group))dlsym(RTLD_NEXT, "PMPI_Comm_create_group")))
         missing++;
+    if (!(ghost_real_PMPI_Comm_create_keyval = (__typeof__(ghost_real_PMPI_Comm_create_keyval))dlsym(RTLD_NEXT, "PMPI_Comm_create_keyval")))
+        missing++;
     if (!(ghost_real_PMPI_Comm_delete_attr = (__typeof__(ghost_real_PMPI_Comm_delete_attr))dlsym(RTLD_NEXT, "PMPI_Comm_delete_attr")))
         missing++;
     if (!(ghost_real_PMPI_Comm_disconnect = (__typeof__(ghost_real_PMPI_Comm_disconnect))dlsym(RTLD_NEXT, "PMPI_Comm_disconnect")))
@@ -5126,6 +5279,8 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Comm_free = (__typeof__(ghost_real_PMPI_Comm_free))dlsym(RTLD_NEXT, "PMPI_Comm_free")))
         missing++;
+    if (!(ghost_real_PMPI_Comm_free_keyval = (__typeof__(ghost_real_PMPI_Comm_free_keyval))dlsym(RTLD_NEXT, "PMPI_Comm_free_keyval")))
+        missing++;
     if (!(ghost_real_PMPI_Comm_get_attr = (__typeof__(ghost_real_PMPI_Comm_get_attr))dlsym(RTLD_NEXT, "PMPI_Comm_get_attr")))
         missing++;
     if (!(ghost_real_PMPI_Comm_get_errhandler = (__typeof__(ghost_real_PMPI_Comm_get_errhandler))dlsym(RTLD_NEXT, "PMPI_Comm_get_errhandler")))
@@ -5133,6 +5288,8 @@ int ghost_resolve_real(void)
     if (!(ghost_real_PMPI_Comm_get_info = (__typeof__(ghost_real_PMPI_Comm_get_info))dlsym(RTLD_NEXT, "PMPI_Comm_get_info")))
         missing++;
     if (!(ghost_real_PMPI_Comm_get_name = (__typeof__(ghost_real_PMPI_Comm_get_name))dlsym(RTLD_NEXT, "PMPI_Comm_get_name")))
+        missing++;
+    if (!(ghost_real_PMPI_Comm_get_parent = (__typeof__(ghost_real_PMPI_Comm_get_parent))dlsym(RTLD_NEXT, "PMPI_Comm_get_parent")))
         missing++;
     if (!(ghost_real_PMPI_Comm_group = (__typeof__(ghost_real_PMPI_Comm_group))dlsym(RTLD_NEXT, "PMPI_Comm_group")))
         missing++;
@@ -5170,6 +5327,8 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Compare_and_swap = (__typeof__(ghost_real_PMPI_Compare_and_swap))dlsym(RTLD_NEXT, "PMPI_Compare_and_swap")))
         missing++;
+    if (!(ghost_real_PMPI_Dims_create = (__typeof__(ghost_real_PMPI_Dims_create))dlsym(RTLD_NEXT, "PMPI_Dims_create")))
+        missing++;
     if (!(ghost_real_PMPI_Dist_graph_create = (__typeof__(ghost_real_PMPI_Dist_graph_create))dlsym(RTLD_NEXT, "PMPI_Dist_graph_create")))
         missing++;
     if (!(ghost_real_PMPI_Dist_graph_create_adjacent = (__typeof__(ghost_real_PMPI_Dist_graph_create_adjacent))dlsym(RTLD_NEXT, "PMPI_Dist_graph_create_adjacent")))
@@ -5178,9 +5337,17 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Dist_graph_neighbors_count = (__typeof__(ghost_real_PMPI_Dist_graph_neighbors_count))dlsym(RTLD_NEXT, "PMPI_Dist_graph_neighbors_count")))
         missing++;
+    if (!(ghost_real_PMPI_Errhandler_create = (__typeof__(ghost_real_PMPI_Errhandler_create))dlsym(RTLD_NEXT, "PMPI_Errhandler_create")))
+        missing++;
+    if (!(ghost_real_PMPI_Errhandler_free = (__typeof__(ghost_real_PMPI_Errhandler_free))dlsym(RTLD_NEXT, "PMPI_Errhandler_free")))
+        missing++;
     if (!(ghost_real_PMPI_Errhandler_get = (__typeof__(ghost_real_PMPI_Errhandler_get))dlsym(RTLD_NEXT, "PMPI_Errhandler_get")))
         missing++;
     if (!(ghost_real_PMPI_Errhandler_set = (__typeof__(ghost_real_PMPI_Errhandler_set))dlsym(RTLD_NEXT, "PMPI_Errhandler_set")))
+        missing++;
+    if (!(ghost_real_PMPI_Error_class = (__typeof__(ghost_real_PMPI_Error_class))dlsym(RTLD_NEXT, "PMPI_Error_class")))
+        missing++;
+    if (!(ghost_real_PMPI_Error_string = (__typeof__(ghost_real_PMPI_Error_string))dlsym(RTLD_NEXT, "PMPI_Error_string")))
         missing++;
     if (!(ghost_real_PMPI_Exscan = (__typeof__(ghost_real_PMPI_Exscan))dlsym(RTLD_NEXT, "PMPI_Exscan")))
         missing++;
@@ -5370,6 +5537,10 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Finalize = (__typeof__(ghost_real_PMPI_Finalize))dlsym(RTLD_NEXT, "PMPI_Finalize")))
         missing++;
+    if (!(ghost_real_PMPI_Finalized = (__typeof__(ghost_real_PMPI_Finalized))dlsym(RTLD_NEXT, "PMPI_Finalized")))
+        missing++;
+    if (!(ghost_real_PMPI_Free_mem = (__typeof__(ghost_real_PMPI_Free_mem))dlsym(RTLD_NEXT, "PMPI_Free_mem")))
+        missing++;
     if (!(ghost_real_PMPI_Gather = (__typeof__(ghost_real_PMPI_Gather))dlsym(RTLD_NEXT, "PMPI_Gather")))
         missing++;
     if (!(ghost_real_PMPI_Gather_c = (__typeof__(ghost_real_PMPI_Gather_c))dlsym(RTLD_NEXT, "PMPI_Gather_c")))
@@ -5392,7 +5563,25 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Get_accumulate_c = (__typeof__(ghost_real_PMPI_Get_accumulate_c))dlsym(RTLD_NEXT, "PMPI_Get_accumulate_c")))
         missing++;
+    if (!(ghost_real_PMPI_Get_address = (__typeof__(ghost_real_PMPI_Get_address))dlsym(RTLD_NEXT, "PMPI_Get_address")))
+        missing++;
     if (!(ghost_real_PMPI_Get_c = (__typeof__(ghost_real_PMPI_Get_c))dlsym(RTLD_NEXT, "PMPI_Get_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Get_count = (__typeof__(ghost_real_PMPI_Get_count))dlsym(RTLD_NEXT, "PMPI_Get_count")))
+        missing++;
+    if (!(ghost_real_PMPI_Get_count_c = (__typeof__(ghost_real_PMPI_Get_count_c))dlsym(RTLD_NEXT, "PMPI_Get_count_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Get_elements = (__typeof__(ghost_real_PMPI_Get_elements))dlsym(RTLD_NEXT, "PMPI_Get_elements")))
+        missing++;
+    if (!(ghost_real_PMPI_Get_elements_c = (__typeof__(ghost_real_PMPI_Get_elements_c))dlsym(RTLD_NEXT, "PMPI_Get_elements_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Get_elements_x = (__typeof__(ghost_real_PMPI_Get_elements_x))dlsym(RTLD_NEXT, "PMPI_Get_elements_x")))
+        missing++;
+    if (!(ghost_real_PMPI_Get_library_version = (__typeof__(ghost_real_PMPI_Get_library_version))dlsym(RTLD_NEXT, "PMPI_Get_library_version")))
+        missing++;
+    if (!(ghost_real_PMPI_Get_processor_name = (__typeof__(ghost_real_PMPI_Get_processor_name))dlsym(RTLD_NEXT, "PMPI_Get_processor_name")))
+        missing++;
+    if (!(ghost_real_PMPI_Get_version = (__typeof__(ghost_real_PMPI_Get_version))dlsym(RTLD_NEXT, "PMPI_Get_version")))
         missing++;
     if (!(ghost_real_PMPI_Graph_create = (__typeof__(ghost_real_PMPI_Graph_create))dlsym(RTLD_NEXT, "PMPI_Graph_create")))
         missing++;
@@ -5409,6 +5598,32 @@ int ghost_resolve_real(void)
     if (!(ghost_real_PMPI_Grequest_complete = (__typeof__(ghost_real_PMPI_Grequest_complete))dlsym(RTLD_NEXT, "PMPI_Grequest_complete")))
         missing++;
     if (!(ghost_real_PMPI_Grequest_start = (__typeof__(ghost_real_PMPI_Grequest_start))dlsym(RTLD_NEXT, "PMPI_Grequest_start")))
+        missing++;
+    if (!(ghost_real_PMPI_Group_compare = (__typeof__(ghost_real_PMPI_Group_compare))dlsym(RTLD_NEXT, "PMPI_Group_compare")))
+        missing++;
+    if (!(ghost_real_PMPI_Group_difference = (__typeof__(ghost_real_PMPI_Group_difference))dlsym(RTLD_NEXT, "PMPI_Group_difference")))
+        missing++;
+    if (!(ghost_real_PMPI_Group_excl = (__typeof__(ghost_real_PMPI_Group_excl))dlsym(RTLD_NEXT, "PMPI_Group_excl")))
+        missing++;
+    if (!(ghost_real_PMPI_Group_free = (__typeof__(ghost_real_PMPI_Group_free))dlsym(RTLD_NEXT, "PMPI_Group_free")))
+        missing++;
+    if (!(ghost_real_PMPI_Group_from_session_pset = (__typeof__(ghost_real_PMPI_Group_from_session_pset))dlsym(RTLD_NEXT, "PMPI_Group_from_session_pset")))
+        missing++;
+    if (!(ghost_real_PMPI_Group_incl = (__typeof__(ghost_real_PMPI_Group_incl))dlsym(RTLD_NEXT, "PMPI_Group_incl")))
+        missing++;
+    if (!(ghost_real_PMPI_Group_intersection = (__typeof__(ghost_real_PMPI_Group_intersection))dlsym(RTLD_NEXT, "PMPI_Group_intersection")))
+        missing++;
+    if (!(ghost_real_PMPI_Group_range_excl = (__typeof__(ghost_real_PMPI_Group_range_excl))dlsym(RTLD_NEXT, "PMPI_Group_range_excl")))
+        missing++;
+    if (!(ghost_real_PMPI_Group_range_incl = (__typeof__(ghost_real_PMPI_Group_range_incl))dlsym(RTLD_NEXT, "PMPI_Group_range_incl")))
+        missing++;
+    if (!(ghost_real_PMPI_Group_rank = (__typeof__(ghost_real_PMPI_Group_rank))dlsym(RTLD_NEXT, "PMPI_Group_rank")))
+        missing++;
+    if (!(ghost_real_PMPI_Group_size = (__typeof__(ghost_real_PMPI_Group_size))dlsym(RTLD_NEXT, "PMPI_Group_size")))
+        missing++;
+    if (!(ghost_real_PMPI_Group_translate_ranks = (__typeof__(ghost_real_PMPI_Group_translate_ranks))dlsym(RTLD_NEXT, "PMPI_Group_translate_ranks")))
+        missing++;
+    if (!(ghost_real_PMPI_Group_union = (__typeof__(ghost_real_PMPI_Group_union))dlsym(RTLD_NEXT, "PMPI_Group_union")))
         missing++;
     if (!(ghost_real_PMPI_Iallgather = (__typeof__(ghost_real_PMPI_Iallgather))dlsym(RTLD_NEXT, "PMPI_Iallgather")))
         missing++;
@@ -5482,9 +5697,33 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Ineighbor_alltoallw_c = (__typeof__(ghost_real_PMPI_Ineighbor_alltoallw_c))dlsym(RTLD_NEXT, "PMPI_Ineighbor_alltoallw_c")))
         missing++;
+    if (!(ghost_real_PMPI_Info_create = (__typeof__(ghost_real_PMPI_Info_create))dlsym(RTLD_NEXT, "PMPI_Info_create")))
+        missing++;
+    if (!(ghost_real_PMPI_Info_create_env = (__typeof__(ghost_real_PMPI_Info_create_env))dlsym(RTLD_NEXT, "PMPI_Info_create_env")))
+        missing++;
+    if (!(ghost_real_PMPI_Info_delete = (__typeof__(ghost_real_PMPI_Info_delete))dlsym(RTLD_NEXT, "PMPI_Info_delete")))
+        missing++;
+    if (!(ghost_real_PMPI_Info_dup = (__typeof__(ghost_real_PMPI_Info_dup))dlsym(RTLD_NEXT, "PMPI_Info_dup")))
+        missing++;
+    if (!(ghost_real_PMPI_Info_free = (__typeof__(ghost_real_PMPI_Info_free))dlsym(RTLD_NEXT, "PMPI_Info_free")))
+        missing++;
+    if (!(ghost_real_PMPI_Info_get = (__typeof__(ghost_real_PMPI_Info_get))dlsym(RTLD_NEXT, "PMPI_Info_get")))
+        missing++;
+    if (!(ghost_real_PMPI_Info_get_nkeys = (__typeof__(ghost_real_PMPI_Info_get_nkeys))dlsym(RTLD_NEXT, "PMPI_Info_get_nkeys")))
+        missing++;
+    if (!(ghost_real_PMPI_Info_get_nthkey = (__typeof__(ghost_real_PMPI_Info_get_nthkey))dlsym(RTLD_NEXT, "PMPI_Info_get_nthkey")))
+        missing++;
+    if (!(ghost_real_PMPI_Info_get_string = (__typeof__(ghost_real_PMPI_Info_get_string))dlsym(RTLD_NEXT, "PMPI_Info_get_string")))
+        missing++;
+    if (!(ghost_real_PMPI_Info_get_valuelen = (__typeof__(ghost_real_PMPI_Info_get_valuelen))dlsym(RTLD_NEXT, "PMPI_Info_get_valuelen")))
+        missing++;
+    if (!(ghost_real_PMPI_Info_set = (__typeof__(ghost_real_PMPI_Info_set))dlsym(RTLD_NEXT, "PMPI_Info_set")))
+        missing++;
     if (!(ghost_real_PMPI_Init = (__typeof__(ghost_real_PMPI_Init))dlsym(RTLD_NEXT, "PMPI_Init")))
         missing++;
     if (!(ghost_real_PMPI_Init_thread = (__typeof__(ghost_real_PMPI_Init_thread))dlsym(RTLD_NEXT, "PMPI_Init_thread")))
+        missing++;
+    if (!(ghost_real_PMPI_Initialized = (__typeof__(ghost_real_PMPI_Initialized))dlsym(RTLD_NEXT, "PMPI_Initialized")))
         missing++;
     if (!(ghost_real_PMPI_Intercomm_create = (__typeof__(ghost_real_PMPI_Intercomm_create))dlsym(RTLD_NEXT, "PMPI_Intercomm_create")))
         missing++;
@@ -5514,6 +5753,8 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Irsend_c = (__typeof__(ghost_real_PMPI_Irsend_c))dlsym(RTLD_NEXT, "PMPI_Irsend_c")))
         missing++;
+    if (!(ghost_real_PMPI_Is_thread_main = (__typeof__(ghost_real_PMPI_Is_thread_main))dlsym(RTLD_NEXT, "PMPI_Is_thread_main")))
+        missing++;
     if (!(ghost_real_PMPI_Iscan = (__typeof__(ghost_real_PMPI_Iscan))dlsym(RTLD_NEXT, "PMPI_Iscan")))
         missing++;
     if (!(ghost_real_PMPI_Iscan_c = (__typeof__(ghost_real_PMPI_Iscan_c))dlsym(RTLD_NEXT, "PMPI_Iscan_c")))
@@ -5541,6 +5782,10 @@ int ghost_resolve_real(void)
     if (!(ghost_real_PMPI_Issend = (__typeof__(ghost_real_PMPI_Issend))dlsym(RTLD_NEXT, "PMPI_Issend")))
         missing++;
     if (!(ghost_real_PMPI_Issend_c = (__typeof__(ghost_real_PMPI_Issend_c))dlsym(RTLD_NEXT, "PMPI_Issend_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Keyval_create = (__typeof__(ghost_real_PMPI_Keyval_create))dlsym(RTLD_NEXT, "PMPI_Keyval_create")))
+        missing++;
+    if (!(ghost_real_PMPI_Keyval_free = (__typeof__(ghost_real_PMPI_Keyval_free))dlsym(RTLD_NEXT, "PMPI_Keyval_free")))
         missing++;
     if (!(ghost_real_PMPI_Lookup_name = (__typeof__(ghost_real_PMPI_Lookup_name))dlsym(RTLD_NEXT, "PMPI_Lookup_name")))
         missing++;
@@ -5590,11 +5835,27 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Neighbor_alltoallw_init_c = (__typeof__(ghost_real_PMPI_Neighbor_alltoallw_init_c))dlsym(RTLD_NEXT, "PMPI_Neighbor_alltoallw_init_c")))
         missing++;
+    if (!(ghost_real_PMPI_Op_commutative = (__typeof__(ghost_real_PMPI_Op_commutative))dlsym(RTLD_NEXT, "PMPI_Op_commutative")))
+        missing++;
+    if (!(ghost_real_PMPI_Op_create = (__typeof__(ghost_real_PMPI_Op_create))dlsym(RTLD_NEXT, "PMPI_Op_create")))
+        missing++;
+    if (!(ghost_real_PMPI_Op_create_c = (__typeof__(ghost_real_PMPI_Op_create_c))dlsym(RTLD_NEXT, "PMPI_Op_create_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Op_free = (__typeof__(ghost_real_PMPI_Op_free))dlsym(RTLD_NEXT, "PMPI_Op_free")))
+        missing++;
     if (!(ghost_real_PMPI_Open_port = (__typeof__(ghost_real_PMPI_Open_port))dlsym(RTLD_NEXT, "PMPI_Open_port")))
         missing++;
     if (!(ghost_real_PMPI_Pack = (__typeof__(ghost_real_PMPI_Pack))dlsym(RTLD_NEXT, "PMPI_Pack")))
         missing++;
     if (!(ghost_real_PMPI_Pack_c = (__typeof__(ghost_real_PMPI_Pack_c))dlsym(RTLD_NEXT, "PMPI_Pack_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Pack_external = (__typeof__(ghost_real_PMPI_Pack_external))dlsym(RTLD_NEXT, "PMPI_Pack_external")))
+        missing++;
+    if (!(ghost_real_PMPI_Pack_external_c = (__typeof__(ghost_real_PMPI_Pack_external_c))dlsym(RTLD_NEXT, "PMPI_Pack_external_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Pack_external_size = (__typeof__(ghost_real_PMPI_Pack_external_size))dlsym(RTLD_NEXT, "PMPI_Pack_external_size")))
+        missing++;
+    if (!(ghost_real_PMPI_Pack_external_size_c = (__typeof__(ghost_real_PMPI_Pack_external_size_c))dlsym(RTLD_NEXT, "PMPI_Pack_external_size_c")))
         missing++;
     if (!(ghost_real_PMPI_Pack_size = (__typeof__(ghost_real_PMPI_Pack_size))dlsym(RTLD_NEXT, "PMPI_Pack_size")))
         missing++;
@@ -5619,6 +5880,8 @@ int ghost_resolve_real(void)
     if (!(ghost_real_PMPI_Put = (__typeof__(ghost_real_PMPI_Put))dlsym(RTLD_NEXT, "PMPI_Put")))
         missing++;
     if (!(ghost_real_PMPI_Put_c = (__typeof__(ghost_real_PMPI_Put_c))dlsym(RTLD_NEXT, "PMPI_Put_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Query_thread = (__typeof__(ghost_real_PMPI_Query_thread))dlsym(RTLD_NEXT, "PMPI_Query_thread")))
         missing++;
     if (!(ghost_real_PMPI_Raccumulate = (__typeof__(ghost_real_PMPI_Raccumulate))dlsym(RTLD_NEXT, "PMPI_Raccumulate")))
         missing++;
@@ -5760,6 +6023,20 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Startall = (__typeof__(ghost_real_PMPI_Startall))dlsym(RTLD_NEXT, "PMPI_Startall")))
         missing++;
+    if (!(ghost_real_PMPI_Status_c2f08 = (__typeof__(ghost_real_PMPI_Status_c2f08))dlsym(RTLD_NEXT, "PMPI_Status_c2f08")))
+        missing++;
+    if (!(ghost_real_PMPI_Status_f082c = (__typeof__(ghost_real_PMPI_Status_f082c))dlsym(RTLD_NEXT, "PMPI_Status_f082c")))
+        missing++;
+    if (!(ghost_real_PMPI_Status_f082f = (__typeof__(ghost_real_PMPI_Status_f082f))dlsym(RTLD_NEXT, "PMPI_Status_f082f")))
+        missing++;
+    if (!(ghost_real_PMPI_Status_f2f08 = (__typeof__(ghost_real_PMPI_Status_f2f08))dlsym(RTLD_NEXT, "PMPI_Status_f2f08")))
+        missing++;
+    if (!(ghost_real_PMPI_Status_set_cancelled = (__typeof__(ghost_real_PMPI_Status_set_cancelled))dlsym(RTLD_NEXT, "PMPI_Status_set_cancelled")))
+        missing++;
+    if (!(ghost_real_PMPI_Status_set_elements = (__typeof__(ghost_real_PMPI_Status_set_elements))dlsym(RTLD_NEXT, "PMPI_Status_set_elements")))
+        missing++;
+    if (!(ghost_real_PMPI_Status_set_elements_x = (__typeof__(ghost_real_PMPI_Status_set_elements_x))dlsym(RTLD_NEXT, "PMPI_Status_set_elements_x")))
+        missing++;
     if (!(ghost_real_PMPI_Test = (__typeof__(ghost_real_PMPI_Test))dlsym(RTLD_NEXT, "PMPI_Test")))
         missing++;
     if (!(ghost_real_PMPI_Test_cancelled = (__typeof__(ghost_real_PMPI_Test_cancelled))dlsym(RTLD_NEXT, "PMPI_Test_cancelled")))
@@ -5772,9 +6049,123 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Topo_test = (__typeof__(ghost_real_PMPI_Topo_test))dlsym(RTLD_NEXT, "PMPI_Topo_test")))
         missing++;
+    if (!(ghost_real_PMPI_Type_commit = (__typeof__(ghost_real_PMPI_Type_commit))dlsym(RTLD_NEXT, "PMPI_Type_commit")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_contiguous = (__typeof__(ghost_real_PMPI_Type_contiguous))dlsym(RTLD_NEXT, "PMPI_Type_contiguous")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_contiguous_c = (__typeof__(ghost_real_PMPI_Type_contiguous_c))dlsym(RTLD_NEXT, "PMPI_Type_contiguous_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_darray = (__typeof__(ghost_real_PMPI_Type_create_darray))dlsym(RTLD_NEXT, "PMPI_Type_create_darray")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_darray_c = (__typeof__(ghost_real_PMPI_Type_create_darray_c))dlsym(RTLD_NEXT, "PMPI_Type_create_darray_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_f90_complex = (__typeof__(ghost_real_PMPI_Type_create_f90_complex))dlsym(RTLD_NEXT, "PMPI_Type_create_f90_complex")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_f90_integer = (__typeof__(ghost_real_PMPI_Type_create_f90_integer))dlsym(RTLD_NEXT, "PMPI_Type_create_f90_integer")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_f90_real = (__typeof__(ghost_real_PMPI_Type_create_f90_real))dlsym(RTLD_NEXT, "PMPI_Type_create_f90_real")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_hindexed = (__typeof__(ghost_real_PMPI_Type_create_hindexed))dlsym(RTLD_NEXT, "PMPI_Type_create_hindexed")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_hindexed_block = (__typeof__(ghost_real_PMPI_Type_create_hindexed_block))dlsym(RTLD_NEXT, "PMPI_Type_create_hindexed_block")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_hindexed_block_c = (__typeof__(ghost_real_PMPI_Type_create_hindexed_block_c))dlsym(RTLD_NEXT, "PMPI_Type_create_hindexed_block_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_hindexed_c = (__typeof__(ghost_real_PMPI_Type_create_hindexed_c))dlsym(RTLD_NEXT, "PMPI_Type_create_hindexed_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_hvector = (__typeof__(ghost_real_PMPI_Type_create_hvector))dlsym(RTLD_NEXT, "PMPI_Type_create_hvector")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_hvector_c = (__typeof__(ghost_real_PMPI_Type_create_hvector_c))dlsym(RTLD_NEXT, "PMPI_Type_create_hvector_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_indexed_block = (__typeof__(ghost_real_PMPI_Type_create_indexed_block))dlsym(RTLD_NEXT, "PMPI_Type_create_indexed_block")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_indexed_block_c = (__typeof__(ghost_real_PMPI_Type_create_indexed_block_c))dlsym(RTLD_NEXT, "PMPI_Type_create_indexed_block_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_keyval = (__typeof__(ghost_real_PMPI_Type_create_keyval))dlsym(RTLD_NEXT, "PMPI_Type_create_keyval")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_resized = (__typeof__(ghost_real_PMPI_Type_create_resized))dlsym(RTLD_NEXT, "PMPI_Type_create_resized")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_resized_c = (__typeof__(ghost_real_PMPI_Type_create_resized_c))dlsym(RTLD_NEXT, "PMPI_Type_create_resized_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_struct = (__typeof__(ghost_real_PMPI_Type_create_struct))dlsym(RTLD_NEXT, "PMPI_Type_create_struct")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_struct_c = (__typeof__(ghost_real_PMPI_Type_create_struct_c))dlsym(RTLD_NEXT, "PMPI_Type_create_struct_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_subarray = (__typeof__(ghost_real_PMPI_Type_create_subarray))dlsym(RTLD_NEXT, "PMPI_Type_create_subarray")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_create_subarray_c = (__typeof__(ghost_real_PMPI_Type_create_subarray_c))dlsym(RTLD_NEXT, "PMPI_Type_create_subarray_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_delete_attr = (__typeof__(ghost_real_PMPI_Type_delete_attr))dlsym(RTLD_NEXT, "PMPI_Type_delete_attr")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_dup = (__typeof__(ghost_real_PMPI_Type_dup))dlsym(RTLD_NEXT, "PMPI_Type_dup")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_extent = (__typeof__(ghost_real_PMPI_Type_extent))dlsym(RTLD_NEXT, "PMPI_Type_extent")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_free = (__typeof__(ghost_real_PMPI_Type_free))dlsym(RTLD_NEXT, "PMPI_Type_free")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_free_keyval = (__typeof__(ghost_real_PMPI_Type_free_keyval))dlsym(RTLD_NEXT, "PMPI_Type_free_keyval")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_get_attr = (__typeof__(ghost_real_PMPI_Type_get_attr))dlsym(RTLD_NEXT, "PMPI_Type_get_attr")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_get_contents = (__typeof__(ghost_real_PMPI_Type_get_contents))dlsym(RTLD_NEXT, "PMPI_Type_get_contents")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_get_contents_c = (__typeof__(ghost_real_PMPI_Type_get_contents_c))dlsym(RTLD_NEXT, "PMPI_Type_get_contents_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_get_envelope = (__typeof__(ghost_real_PMPI_Type_get_envelope))dlsym(RTLD_NEXT, "PMPI_Type_get_envelope")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_get_envelope_c = (__typeof__(ghost_real_PMPI_Type_get_envelope_c))dlsym(RTLD_NEXT, "PMPI_Type_get_envelope_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_get_extent = (__typeof__(ghost_real_PMPI_Type_get_extent))dlsym(RTLD_NEXT, "PMPI_Type_get_extent")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_get_extent_c = (__typeof__(ghost_real_PMPI_Type_get_extent_c))dlsym(RTLD_NEXT, "PMPI_Type_get_extent_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_get_extent_x = (__typeof__(ghost_real_PMPI_Type_get_extent_x))dlsym(RTLD_NEXT, "PMPI_Type_get_extent_x")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_get_name = (__typeof__(ghost_real_PMPI_Type_get_name))dlsym(RTLD_NEXT, "PMPI_Type_get_name")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_get_true_extent = (__typeof__(ghost_real_PMPI_Type_get_true_extent))dlsym(RTLD_NEXT, "PMPI_Type_get_true_extent")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_get_true_extent_c = (__typeof__(ghost_real_PMPI_Type_get_true_extent_c))dlsym(RTLD_NEXT, "PMPI_Type_get_true_extent_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_get_true_extent_x = (__typeof__(ghost_real_PMPI_Type_get_true_extent_x))dlsym(RTLD_NEXT, "PMPI_Type_get_true_extent_x")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_hindexed = (__typeof__(ghost_real_PMPI_Type_hindexed))dlsym(RTLD_NEXT, "PMPI_Type_hindexed")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_hvector = (__typeof__(ghost_real_PMPI_Type_hvector))dlsym(RTLD_NEXT, "PMPI_Type_hvector")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_indexed = (__typeof__(ghost_real_PMPI_Type_indexed))dlsym(RTLD_NEXT, "PMPI_Type_indexed")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_indexed_c = (__typeof__(ghost_real_PMPI_Type_indexed_c))dlsym(RTLD_NEXT, "PMPI_Type_indexed_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_lb = (__typeof__(ghost_real_PMPI_Type_lb))dlsym(RTLD_NEXT, "PMPI_Type_lb")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_match_size = (__typeof__(ghost_real_PMPI_Type_match_size))dlsym(RTLD_NEXT, "PMPI_Type_match_size")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_set_attr = (__typeof__(ghost_real_PMPI_Type_set_attr))dlsym(RTLD_NEXT, "PMPI_Type_set_attr")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_set_name = (__typeof__(ghost_real_PMPI_Type_set_name))dlsym(RTLD_NEXT, "PMPI_Type_set_name")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_size = (__typeof__(ghost_real_PMPI_Type_size))dlsym(RTLD_NEXT, "PMPI_Type_size")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_size_c = (__typeof__(ghost_real_PMPI_Type_size_c))dlsym(RTLD_NEXT, "PMPI_Type_size_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_size_x = (__typeof__(ghost_real_PMPI_Type_size_x))dlsym(RTLD_NEXT, "PMPI_Type_size_x")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_struct = (__typeof__(ghost_real_PMPI_Type_struct))dlsym(RTLD_NEXT, "PMPI_Type_struct")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_ub = (__typeof__(ghost_real_PMPI_Type_ub))dlsym(RTLD_NEXT, "PMPI_Type_ub")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_vector = (__typeof__(ghost_real_PMPI_Type_vector))dlsym(RTLD_NEXT, "PMPI_Type_vector")))
+        missing++;
+    if (!(ghost_real_PMPI_Type_vector_c = (__typeof__(ghost_real_PMPI_Type_vector_c))dlsym(RTLD_NEXT, "PMPI_Type_vector_c")))
+        missing++;
     if (!(ghost_real_PMPI_Unpack = (__typeof__(ghost_real_PMPI_Unpack))dlsym(RTLD_NEXT, "PMPI_Unpack")))
         missing++;
     if (!(ghost_real_PMPI_Unpack_c = (__typeof__(ghost_real_PMPI_Unpack_c))dlsym(RTLD_NEXT, "PMPI_Unpack_c")))
+        missing++;
+    if (!(ghost_real_PMPI_Unpack_external = (__typeof__(ghost_real_PMPI_Unpack_external))dlsym(RTLD_NEXT, "PMPI_Unpack_external")))
+        missing++;
+    if (!(ghost_real_PMPI_Unpack_external_c = (__typeof__(ghost_real_PMPI_Unpack_external_c))dlsym(RTLD_NEXT, "PMPI_Unpack_external_c")))
         missing++;
     if (!(ghost_real_PMPI_Unpublish_name = (__typeof__(ghost_real_PMPI_Unpublish_name))dlsym(RTLD_NEXT, "PMPI_Unpublish_name")))
         missing++;
@@ -5806,6 +6197,12 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Win_create_dynamic = (__typeof__(ghost_real_PMPI_Win_create_dynamic))dlsym(RTLD_NEXT, "PMPI_Win_create_dynamic")))
         missing++;
+    if (!(ghost_real_PMPI_Win_create_errhandler = (__typeof__(ghost_real_PMPI_Win_create_errhandler))dlsym(RTLD_NEXT, "PMPI_Win_create_errhandler")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_create_keyval = (__typeof__(ghost_real_PMPI_Win_create_keyval))dlsym(RTLD_NEXT, "PMPI_Win_create_keyval")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_delete_attr = (__typeof__(ghost_real_PMPI_Win_delete_attr))dlsym(RTLD_NEXT, "PMPI_Win_delete_attr")))
+        missing++;
     if (!(ghost_real_PMPI_Win_detach = (__typeof__(ghost_real_PMPI_Win_detach))dlsym(RTLD_NEXT, "PMPI_Win_detach")))
         missing++;
     if (!(ghost_real_PMPI_Win_fence = (__typeof__(ghost_real_PMPI_Win_fence))dlsym(RTLD_NEXT, "PMPI_Win_fence")))
@@ -5820,9 +6217,17 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Win_free = (__typeof__(ghost_real_PMPI_Win_free))dlsym(RTLD_NEXT, "PMPI_Win_free")))
         missing++;
+    if (!(ghost_real_PMPI_Win_free_keyval = (__typeof__(ghost_real_PMPI_Win_free_keyval))dlsym(RTLD_NEXT, "PMPI_Win_free_keyval")))
+        missing++;
     if (!(ghost_real_PMPI_Win_get_attr = (__typeof__(ghost_real_PMPI_Win_get_attr))dlsym(RTLD_NEXT, "PMPI_Win_get_attr")))
         missing++;
+    if (!(ghost_real_PMPI_Win_get_errhandler = (__typeof__(ghost_real_PMPI_Win_get_errhandler))dlsym(RTLD_NEXT, "PMPI_Win_get_errhandler")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_get_group = (__typeof__(ghost_real_PMPI_Win_get_group))dlsym(RTLD_NEXT, "PMPI_Win_get_group")))
+        missing++;
     if (!(ghost_real_PMPI_Win_get_info = (__typeof__(ghost_real_PMPI_Win_get_info))dlsym(RTLD_NEXT, "PMPI_Win_get_info")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_get_name = (__typeof__(ghost_real_PMPI_Win_get_name))dlsym(RTLD_NEXT, "PMPI_Win_get_name")))
         missing++;
     if (!(ghost_real_PMPI_Win_lock = (__typeof__(ghost_real_PMPI_Win_lock))dlsym(RTLD_NEXT, "PMPI_Win_lock")))
         missing++;
@@ -5830,7 +6235,13 @@ int ghost_resolve_real(void)
         missing++;
     if (!(ghost_real_PMPI_Win_post = (__typeof__(ghost_real_PMPI_Win_post))dlsym(RTLD_NEXT, "PMPI_Win_post")))
         missing++;
+    if (!(ghost_real_PMPI_Win_set_attr = (__typeof__(ghost_real_PMPI_Win_set_attr))dlsym(RTLD_NEXT, "PMPI_Win_set_attr")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_set_errhandler = (__typeof__(ghost_real_PMPI_Win_set_errhandler))dlsym(RTLD_NEXT, "PMPI_Win_set_errhandler")))
+        missing++;
     if (!(ghost_real_PMPI_Win_set_info = (__typeof__(ghost_real_PMPI_Win_set_info))dlsym(RTLD_NEXT, "PMPI_Win_set_info")))
+        missing++;
+    if (!(ghost_real_PMPI_Win_set_name = (__typeof__(ghost_real_PMPI_Win_set_name))dlsym(RTLD_NEXT, "PMPI_Win_set_name")))
         missing++;
     if (!(ghost_real_PMPI_Win_shared_query = (__typeof__(ghost_real_PMPI_Win_shared_query))dlsym(RTLD_NEXT, "PMPI_Win_shared_query")))
         missing++;

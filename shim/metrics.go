@@ -4,6 +4,7 @@ package main
 // #include "agree.h"
 // #include "counters.h"
 // #include "ghost.h"
+// #include "localcalls.h"
 import "C"
 
 import (
@@ -177,7 +178,7 @@ func (m *nodeMetrics) finish() {
 func buildInfo() metrics.BuildInfo {
 	buf := make([]byte, C.MPI_MAX_LIBRARY_VERSION_STRING)
 	var n C.int
-	C.PMPI_Get_library_version((*C.char)(unsafe.Pointer(&buf[0])), &n)
+	C.ghost_library_version((*C.char)(unsafe.Pointer(&buf[0])), &n)
 	lib := string(buf[:max(0, min(int(n), len(buf)))])
 	// Open MPI counts the terminating NUL in the length; MPICH does not.
 	lib, _, _ = strings.Cut(lib, "\x00")

@@ -3,6 +3,7 @@ package main
 // #include <stdlib.h>
 // #include "ghost.h"
 // #include "counters.h"
+// #include "localcalls.h"
 import "C"
 
 import "unsafe"

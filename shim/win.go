@@ -5,6 +5,7 @@ package main
 // #include "win.h"
 // #include "local.h"
 // #include "arena.h"
+// #include "localcalls.h"
 // #include "counters.h"
 // #include "quiesce.h"
 import "C"
@@ -484,7 +485,7 @@ func errorClass(rc C.int) C.int {
 		return rc
 	}
 	var class C.int
-	if C.PMPI_Error_class(rc, &class) != C.MPI_SUCCESS {
+	if C.ghost_error_class(rc, &class) != C.MPI_SUCCESS {
 		return C.MPI_ERR_OTHER
 	}
 	return class
@@ -534,12 +535,12 @@ func commCreateGroup(parent C.MPI_Comm, worldRanks []int, tag int) (C.MPI_Comm, 
 	for i, r := range worldRanks {
 		ranks[i] = C.int(r)
 	}
-	C.PMPI_Group_incl(all, C.int(len(ranks)), &ranks[0], &sub)
+	C.ghost_group_incl(all, C.int(len(ranks)), &ranks[0], &sub)
 	var out C.MPI_Comm
 	countCollectives(1)
 	rc := C.PMPI_Comm_create_group(parent, sub, C.int(tag), &out)
-	C.PMPI_Group_free(&sub)
-	C.PMPI_Group_free(&all)
+	C.ghost_group_free(&sub)
+	C.ghost_group_free(&all)
 	if rc == C.MPI_SUCCESS && out == commNull {
 		return out, C.MPI_ERR_COMM
 	}

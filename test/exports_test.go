@@ -44,3 +44,32 @@ func TestExportList(t *testing.T) {
 	}
 	t.Logf("%d exported names", len(names))
 }
+
+// TestNeedsNoMPI: libghost.so links no MPI library. It reaches MPICH
+// through pointers that dlsym resolves, its own wrappers through their
+// PMPI_ names, and nothing else: one direct reference to a function it
+// does not define (a local call it leaves unwrapped, say) would make it
+// need libmpich.so, which would then load beside Open MPI in a program
+// that preloads the wrong library, instead of c/world.c refusing it.
+func TestNeedsNoMPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs build/libghost.so")
+	}
+	lib := filepath.Join(buildDir, "libghost.so")
+	out, err := exec.Command("readelf", "-d", lib).Output()
+	if err != nil {
+		t.Fatalf("readelf: %v", err)
+	}
+	if strings.Contains(string(out), "libmpi") {
+		t.Errorf("libghost.so needs an MPI library:\n%s", out)
+	}
+	undefined, err := exec.Command("nm", "-D", "--undefined-only", lib).Output()
+	if err != nil {
+		t.Fatalf("nm: %v", err)
+	}
+	for _, line := range strings.Split(string(undefined), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && strings.Contains(f[len(f)-1], "MPI_") {
+			t.Errorf("libghost.so refers to %s, which it does not define", f[len(f)-1])
+		}
+	}
+}

@@ -91,9 +91,17 @@ func Generate(abi ABI, protos []Proto) (map[string][]byte, error) {
 		}
 	}
 	sort.Slice(wrapped, func(i, j int) bool { return wrapped[i].Name < wrapped[j].Name })
-	// Every function Ghost defines needs its real twin.
+	// Every function Ghost defines needs its real twin, and so does every
+	// local call it leaves alone: Ghost's own code reaches those through
+	// the same pointers, since a direct reference to a PMPI_ name would
+	// make libghost.so need libmpich.so, which it must not (an Open MPI
+	// program that preloads it by mistake gets a clear error from
+	// c/world.c, not MPICH mapped beside Open MPI).
 	realNames := map[string]bool{}
 	for _, p := range wrapped {
+		realNames[p.Name] = true
+	}
+	for _, p := range selectMPI(protos, func(p Proto) bool { return Local(p.Name) && !p.Converts() && !p.Translates() }) {
 		realNames[p.Name] = true
 	}
 	for n := range Handwritten {
@@ -148,27 +156,14 @@ func Generate(abi ABI, protos []Proto) (map[string][]byte, error) {
 	}
 	w.WriteString("    return missing;\n}\n")
 
-	// The local calls that Ghost leaves alone: their PMPI_ names are
-	// MPI's own.
-	var direct []string
-	for _, p := range selectMPI(protos, func(p Proto) bool { return Local(p.Name) && !p.Converts() }) {
-		if !realNames[p.Name] {
-			direct = append(direct, p.Name)
-		}
-	}
-
 	var r bytes.Buffer
-	header(&r, abi, "Pointers to "+abi.Name+"'s own PMPI_ functions, for every function Ghost defines,\n"+
-		"// and the PMPI_ names of the local calls it does not define (wrapgen.Local).\n"+
+	header(&r, abi, "Pointers to "+abi.Name+"'s own PMPI_ functions, for every function Ghost defines\n"+
+		"// and every local call it leaves alone (wrapgen.Local).\n"+
 		"// Ghost's code calls MPI through GHOST_REAL(name), never through PMPI_name.")
 	r.WriteString("\n#ifndef GHOST_ZREAL_H\n#define GHOST_ZREAL_H\n\n#include <mpi.h>\n\n")
 	r.WriteString("#define GHOST_REAL(name) ghost_real_P##name\n\n")
 	for _, n := range reals {
 		fmt.Fprintf(&r, "extern __typeof__(P%s) *ghost_real_P%s;\n", n, n)
-	}
-	r.WriteString("\n")
-	for _, n := range direct {
-		fmt.Fprintf(&r, "#define ghost_real_P%s P%s\n", n, n)
 	}
 	r.WriteString("\n/* Resolves every pointer; returns how many the MPI library lacks. */\nint ghost_resolve_real(void);\n\n#endif\n")
 	return map[string][]byte{abi.WrappersFile: w.Bytes(), abi.RealFile: r.Bytes()}, nil

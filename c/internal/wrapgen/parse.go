@@ -52,6 +52,11 @@ func (p Proto) TakesComm() bool { return len(p.CommParams()) > 0 }
 // world's, which converts back to the C world, which the wrappers swap.
 func (p Proto) Converts() bool { return strings.HasSuffix(p.Name, "_c2f") }
 
+// Translates reports whether the function turns a Fortran handle into its
+// C form (MPI_Info_f2c): a macro in MPICH, though its headers declare some
+// of them for other configurations, and no call Ghost needs a pointer for.
+func (p Proto) Translates() bool { return strings.HasSuffix(p.Name, "_f2c") }
+
 var (
 	// Attribute macros of either vendor. Open MPI's deprecation notes are
 	// strings that may hold semicolons, so these go before the split into
