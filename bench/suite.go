@@ -312,8 +312,8 @@ var configs = []Config{
 	// What Debian's NWChem README tells MPICH 4.0.2 users to set.
 	withEnv(plainConfig(), "plain-armci-nowinalloc", "ARMCI-MPI without MPI_Win_allocate", "ARMCI_USE_WIN_ALLOCATE=0"),
 	withEnv(defaultGhostConfig(), "ghost-auto", "adaptation on", "GHOST_ASYNC=auto"),
-	// Profiling is opt-in today, but the adaptive policy will turn it on,
-	// and this shows what every wrapped call then pays (two clock reads).
+	// Profiling, which GHOST_ASYNC=auto turns on: what a timed call pays
+	// (two clock reads), and that local calls and idle flushes pay nothing.
 	withEnv(ghostConfig(1), "ghost-ng1-prof", "profiling on", "GHOST_PROFILE=1"),
 	withEnv(fakeNodes(ghostConfig(1), "ghost-2nodes"), "ghost-2nodes-prof", "profiling on", "GHOST_PROFILE=1"),
 	withArgs(ghostConfig(1), "ghost-off", "redirection off: windows allocated with info async_config=off", "-O"),
