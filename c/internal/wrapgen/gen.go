@@ -101,7 +101,7 @@ func Generate(abi ABI, protos []Proto) (map[string][]byte, error) {
 	for _, p := range wrapped {
 		realNames[p.Name] = true
 	}
-	for _, p := range selectMPI(protos, func(p Proto) bool { return Local(p.Name) && !p.Converts() && !p.Translates() }) {
+	for _, p := range LocalCalls(protos) {
 		realNames[p.Name] = true
 	}
 	for n := range Handwritten {

@@ -180,6 +180,14 @@ func Wrappable(protos []Proto) []Proto {
 	return selectMPI(protos, func(p Proto) bool { return p.TakesComm() && !p.Converts() })
 }
 
+// LocalCalls selects the local calls (Local) the headers declare. Each gets
+// a real-function pointer, wrapped or not: Ghost's own code calls the
+// unwrapped ones through it. Handle conversions (_c2f, _f2c) are left out:
+// MPICH makes them macros.
+func LocalCalls(protos []Proto) []Proto {
+	return selectMPI(protos, func(p Proto) bool { return Local(p.Name) && !p.Converts() && !p.Translates() })
+}
+
 // Timed selects the other MPI_ and MPIX_ functions, the ones without a
 // communicator argument, that a wrapper can forward: int-returning, not
 // variadic, named parameters, with a PMPI twin. Their wrappers only time the
