@@ -10,7 +10,8 @@
  * pass of those loops: after GHOST_YIELD_AFTER consecutive passes that found
  * nothing, the user process yields its core once. On dedicated cores
  * sched_yield returns at once, so the cost there is one system call per
- * that many empty polls.
+ * that many empty polls. Where the host has more runnable tasks than cores,
+ * a long wait sleeps instead (doze, below).
  *
  * - MPICH's ch4:ucx progress engine calls UCX's ucp_worker_progress.
  * - Open MPI's loops call opal_progress (libopen-pal), which polls every
@@ -24,12 +25,72 @@
 
 #include <dlfcn.h>
 #include <sched.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <x86intrin.h>
 
 int ghost_yield_after = 0; /* 0: never yield (ghosts, GHOST_NG=0, or turned off) */
 
 int ghost_count_progress = 0;
 
 static __thread unsigned empty_polls;
+/* Yields since this thread's progress last found something. */
+static __thread unsigned empty_yields;
+
+/* Doze: after DOZE_AFTER_YIELDS yields in a row, a few hundred
+ * microseconds of waiting here, a user that waits on a host with more
+ * runnable tasks than cores sleeps instead of yielding. A yield keeps the
+ * task runnable on its core: with 2 users and 1 ghost on 2 cores, a user
+ * that waits in a barrier while its neighbour streams operations through
+ * the ghost kept one core for itself while the neighbour and the ghost took
+ * turns on the other. Asleep, it leaves its core idle, and the scheduler
+ * moves one of them there. The first sleep is DOZE_FIRST_NS, and each
+ * further one in the same wait twice the last, up to DOZE_MAX_NS: the
+ * longer the core stays idle, the likelier the scheduler is to move a task
+ * that ran there a moment ago (it keeps such tasks where their caches are),
+ * while a wait that ends soon after it began to doze ends at most a short
+ * sleep late. The sleeps run with a timer slack of DOZE_SLACK_NS instead
+ * of the thread's own (50 us by default, restored after each sleep: it is
+ * the application's), so that they end when asked
+ * (bench/results/2026-11-27-user-doze.md). */
+enum {
+    DOZE_AFTER_YIELDS = 32,
+    DOZE_FIRST_NS = 20000,
+    DOZE_MAX_NS = 160000,
+    DOZE_SLACK_NS = 1000,
+    LOAD_CHECK_TICKS = 2000000, /* about 1 ms */
+};
+static __thread long doze_ns; /* the next sleep of this wait; 0: none yet */
+static __thread uint64_t load_checked; /* TSC of the last look at the load */
+static __thread int load_over;
+
+static int host_oversubscribed(void)
+{
+    static int cores;
+    if (!cores) {
+        cpu_set_t set;
+        cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    }
+    uint64_t now = __rdtsc();
+    if (now - load_checked > LOAD_CHECK_TICKS) {
+        load_checked = now;
+        load_over = ghost_runnable() > cores;
+    }
+    return load_over;
+}
+
+static void doze(void)
+{
+    doze_ns = doze_ns ? (2 * doze_ns < DOZE_MAX_NS ? 2 * doze_ns : DOZE_MAX_NS) : DOZE_FIRST_NS;
+    int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    if (slack > DOZE_SLACK_NS)
+        prctl(PR_SET_TIMERSLACK, (unsigned long)DOZE_SLACK_NS, 0, 0, 0);
+    struct timespec ts = {0, doze_ns};
+    nanosleep(&ts, NULL);
+    if (slack > DOZE_SLACK_NS)
+        prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
+}
+
 /* Only the ghost's serving thread makes MPI calls in a ghost. */
 static unsigned long progress_events, progress_seen;
 
@@ -51,12 +112,16 @@ static inline void polled(unsigned events)
     if (ghost_waiting_on)
         ghost_ring_waited();
     if (events) {
-        empty_polls = 0;
+        empty_polls = empty_yields = 0;
+        doze_ns = 0;
         if (ghost_count_progress)
             progress_events += events;
     } else if (ghost_yield_after > 0 && ++empty_polls >= (unsigned)ghost_yield_after) {
         empty_polls = 0;
-        sched_yield();
+        if (++empty_yields >= DOZE_AFTER_YIELDS && host_oversubscribed())
+            doze();
+        else
+            sched_yield();
     }
 }
 

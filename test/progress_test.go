@@ -2,7 +2,10 @@ package test
 
 import (
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -85,5 +88,37 @@ func TestSleepingGhostLatency(t *testing.T) {
 	t.Logf("median %s us, p90 %s us, slowest %s us, %d of 60 over 1 ms", m[1], m[2], m[3], over)
 	if median > 500 || over > 6 {
 		t.Errorf("epochs wait for the sleeping ghost's timed wakes: median %.0f us, %d of 60 over 1 ms\n%s", median, over, r)
+	}
+}
+
+// TestWaitingUserLeavesItsCore: a user that waits in MPI while the host has
+// more runnable processes than cores sleeps between polls instead of only
+// yielding (c/politeness.c), so that the processes it waits for get its
+// core. The job runs on 2 CPUs: rank 1 and the ghost serve a stream of
+// accumulates to rank 0, which waits in MPI_Barrier for 400 ms. A waiter
+// that only yields kept its core: it used 244 and 318 ms of CPU in that
+// wait, and rank 1 completed 62-75 thousand operations; dozing, it used
+// 31-44 ms, and rank 1 completed 153-170 thousand. The test judges the
+// waiter's CPU share, which does not depend on the machine's speed.
+func TestWaitingUserLeavesItsCore(t *testing.T) {
+	needMPI(t)
+	if runtime.NumCPU() < 2 {
+		t.Skip("needs 2 CPUs to bind the job to")
+	}
+	if _, err := exec.LookPath("taskset"); err != nil {
+		t.Skip("taskset not found (util-linux)")
+	}
+	bin := program(t, "waiting_user.c")
+	j := job{env: []string{"GHOST_NODE_LOCAL=off", "GHOST_ASYNC=on"}}
+	r := execute(t, j, "taskset", "-c", "0,1", filepath.Join(buildDir, "ghost"), "run", "-n", "2", "-g", "1", "--", bin, "400")
+	m := regexp.MustCompile(`waiter: wall_ms ([\d.]+) cpu_ms ([\d.]+)`).FindStringSubmatch(r.stdout)
+	if r.code != 0 || m == nil || !strings.Contains(r.stdout, " correct") {
+		t.Fatalf("job failed:\n%s", r)
+	}
+	wall, _ := strconv.ParseFloat(m[1], 64)
+	cpu, _ := strconv.ParseFloat(m[2], 64)
+	t.Logf("the waiter used %.1f ms of CPU in a wait of %.1f ms", cpu, wall)
+	if cpu > 0.25*wall {
+		t.Errorf("the waiting user kept its core: %.1f ms of CPU in a wait of %.1f ms\n%s", cpu, wall, r)
 	}
 }
