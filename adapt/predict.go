@@ -392,3 +392,29 @@ func (p *Predictor) LastCR() float64 {
 func Agree(ballots int) bool {
 	return ballots > 0
 }
+
+// SwitchMargin is how much the ballots against a window's standing state
+// must outweigh those for it before the window leaves it (Decide): the
+// noise floor of a vote, MinStallShare, in the ballot's unit.
+const SwitchMargin = 50 // MinStallShare * BallotScale
+
+// Decide is the decision at an agreement point for a window whose state
+// is on (current true) or off: the state changes only when the sum of the
+// ballots (Ballot) goes against it by at least SwitchMargin, so that a
+// near tie keeps what the window has. Each switch costs a step on the
+// path that the next point corrects, and the ranks' weights are
+// measurements, with noise: in the multiphase benchmark's computation
+// phase on the 2-core VM, the rank stalled on its computing neighbour
+// weighed 175 to 326 for redirection and the neighbour 97 to 190 against
+// it, and at a sum of -11 the window switched off, to switch on again at
+// the next step (bench/results/2026-11-27T0747Z-multiphase-entry-step-trace.md).
+// A window without a state yet (at allocation) takes Agree's answer. A
+// single rank's vote at the floor still switches its window, and a tie of
+// two floor votes keeps the state, off where cores are shared (the state
+// presumed at allocation), as Agree's tie did.
+func Decide(ballots int, current bool) bool {
+	if current {
+		return ballots > -SwitchMargin
+	}
+	return ballots >= SwitchMargin
+}

@@ -241,6 +241,40 @@ func TestAgree(t *testing.T) {
 	}
 }
 
+func TestDecide(t *testing.T) {
+	share, scale := MinStallShare, BallotScale
+	if want := int(share*float64(scale) + 0.5); SwitchMargin != want {
+		t.Fatalf("SwitchMargin = %d, want the noise floor MinStallShare in ballot units, %d", SwitchMargin, want)
+	}
+	tests := []struct {
+		name    string
+		ballots []int
+		current bool
+		want    bool
+	}{
+		{"on stays on at a tie", []int{50, -50}, true, true},
+		{"off stays off at a tie", []int{50, -50}, false, false},
+		{"a near tie keeps on", []int{175, -186}, true, true},
+		{"a near tie keeps off", []int{186, -175}, false, false},
+		{"off by the margin switches on", []int{100, -50}, false, true},
+		{"on by the margin switches off", []int{50, -100}, true, false},
+		{"one rank at the floor switches off", []int{-50}, true, false},
+		{"one rank at the floor switches on", []int{50}, false, true},
+		{"a gain well over a cost switches on", []int{296, -50}, false, true},
+		{"a cost well over a gain switches off", []int{50, -662}, true, false},
+		{"a majority at the floor switches on", []int{50, 50, 50, -50}, false, true},
+	}
+	for _, tt := range tests {
+		sum := 0
+		for _, b := range tt.ballots {
+			sum += b
+		}
+		if got := Decide(sum, tt.current); got != tt.want {
+			t.Errorf("%s: Decide(%v, %v) = %v, want %v", tt.name, tt.ballots, tt.current, got, tt.want)
+		}
+	}
+}
+
 // A ballot weighs what the vote has at stake, in thousandths of the
 // interval that cast it: the floor (MinStallShare) where nothing was
 // measured, what redirection gives back against what it costs otherwise.

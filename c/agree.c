@@ -22,7 +22,7 @@
 /* An internal collective, counted for the call being served (counters.h). */
 #define COLLECTIVE(op) (ghost_count_internal(GHOST_INTERNAL_COLLECTIVE, 1), (op))
 
-int ghost_ballot(MPI_Comm comm, int *vote, int *agreed)
+int ghost_ballot(MPI_Comm comm, int current, int *vote, int *agreed)
 {
     int ballot = ghost_prof_vote(), sum = 0;
     *vote = ballot;
@@ -33,7 +33,7 @@ int ghost_ballot(MPI_Comm comm, int *vote, int *agreed)
     int rc = COLLECTIVE(GHOST_REAL(MPI_Allreduce)(&ballot, &sum, 1, MPI_INT, MPI_SUM, comm));
     ghost_prof_wait(ghost_ticks() - t0);
     if (rc == MPI_SUCCESS)
-        *agreed = ghostAgree(sum);
+        *agreed = ghostAgree(sum, current);
     return rc;
 }
 
@@ -149,7 +149,7 @@ static int agree_at(MPI_Comm comm, ghost_win_t **wins, int n, int vote)
         }
         if (!ready_all)
             continue;
-        ghost_win_set_redirect(w, ghostAgree(votes), GHOST_POINT_IMPLICIT);
+        ghost_win_set_redirect(w, ghostAgree(votes, w->redirect), GHOST_POINT_IMPLICIT);
         w->ballot = vote;
         agreed_any = 1;
     }

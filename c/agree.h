@@ -9,8 +9,9 @@
 
 /* Casts this process's ballot (ghost_vote) over comm, whose ranks all call
  * it: *vote gets the ballot cast, *agreed the window-wide decision (Go's
- * ghostAgree), or -1 when the allreduce failed. */
-int ghost_ballot(MPI_Comm comm, int *vote, int *agreed);
+ * ghostAgree) for a window whose state is current (1 on, 0 off, -1 none
+ * yet), or -1 when the allreduce failed. */
+int ghost_ballot(MPI_Comm comm, int current, int *vote, int *agreed);
 
 /* MPICH's barrier, for Ghost's own synchronization, which must never be
  * taken for the application's (an implicit point) nor wait on ranks that

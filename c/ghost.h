@@ -234,8 +234,9 @@ extern int ghostPredict(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_
 extern void ghostRecordLast(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_ticks, uint64_t stall_ticks,
                             int ballot);
 /* Window-wide agreement (adapt/): 1 for redirection on, from the sum of
- * the ranks' ballots. */
-extern int ghostAgree(int ballots);
+ * the ranks' ballots and the window's state (1 on, 0 off, -1 none yet):
+ * a window leaves its state only by a margin (adapt.Decide). */
+extern int ghostAgree(int ballots, int current);
 /* A window's agreed state changed to on at point (GHOST_POINT_*), for the
  * trace; called only when ghost_trace_switches is set. */
 extern void ghostSwitched(int64_t window, int on, int point);

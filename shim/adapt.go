@@ -164,11 +164,15 @@ func intervalTicks(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, over 
 }
 
 // ghostAgree decides at every agreement point (c/agree.c, the ballot)
-// from the sum of the ranks' ballots (adapt.Predictor.Ballot).
+// from the sum of the ranks' ballots (adapt.Predictor.Ballot) and the
+// window's state there: 1 on, 0 off, -1 none yet (allocation).
 //
 //export ghostAgree
-func ghostAgree(ballots C.int) C.int {
-	return boolInt(adapt.Agree(int(ballots)))
+func ghostAgree(ballots, current C.int) C.int {
+	if current < 0 {
+		return boolInt(adapt.Agree(int(ballots)))
+	}
+	return boolInt(adapt.Decide(int(ballots), current != 0))
 }
 
 // setInitialState agrees a new window's redirection state, before the
@@ -182,7 +186,7 @@ func setInitialState(w *C.ghost_win_t, pscw C.MPI_Comm) {
 		return
 	}
 	var agreed C.int
-	if C.ghost_ballot(pscw, &w.ballot, &agreed) == C.MPI_SUCCESS && agreed == 0 {
+	if C.ghost_ballot(pscw, -1, &w.ballot, &agreed) == C.MPI_SUCCESS && agreed == 0 {
 		w.redirect = 0
 	}
 }
