@@ -162,9 +162,23 @@ static int agree_at(MPI_Comm comm, ghost_win_t **wins, int n, int vote)
     return rc;
 }
 
+/* Whether this rank's vote is news for w's agreement: it changed sides
+ * since the ballot it last cast for w, or it stands against w's state and
+ * grew by the switching margin since then. A window leaves its state only
+ * when the ballots against it win by that margin (adapt.Decide), so the
+ * ranks' standing votes can keep a state that a later, heavier vote on the
+ * same side would end; without the second case no rank would raise the
+ * flag for it. Each rank raises it at most once per margin of growth. */
+static int news(const ghost_win_t *w, int vote)
+{
+    if ((w->ballot > 0) != (vote > 0))
+        return 1;
+    return (vote > 0) != (w->redirect != 0) && abs(vote) >= abs(w->ballot) + GHOST_SWITCH_MARGIN;
+}
+
 /* Under GHOST_ASYNC=auto every barrier over an intracommunicator is an
- * allreduce of one flag: whether this rank's vote differs from the one it
- * last cast for a window that it is ready to switch and that comm covers.
+ * allreduce of one flag: whether this rank's vote is news (above) for a
+ * window that it is ready to switch and that comm covers.
  * Like the barrier, it returns on no rank before every rank has entered, and
  * it costs one collective of the same size. Only when some rank raised the
  * flag does a second collective agree. Every rank of comm takes the same
@@ -191,8 +205,7 @@ static int barrier(MPI_Comm comm)
         }
     int changed = 0;
     for (int i = 0; i < n && !changed; i++)
-        changed = switchable(wins[i]) && ready(wins[i]) && (wins[i]->ballot > 0) != (vote > 0) &&
-                  concerned(wins[i], comm, NULL);
+        changed = switchable(wins[i]) && ready(wins[i]) && news(wins[i], vote) && concerned(wins[i], comm, NULL);
     /* Nonblocking on every rank: a rank with a quiescing window answers
      * switches outside collectives while it waits, whether a rank has one
      * depends on its windows rather than on comm, and a blocking
