@@ -151,6 +151,9 @@ int ghost_poll_pass(int gsync, int64_t gp_start_ns, ghost_cmd_t *cmd, int *from)
 /* Tasks runnable on this machine right now, the caller included (from
  * /proc/loadavg); -1 when unknown. */
 int ghost_runnable(void);
+
+/* The CPUs this process may run on (its affinity mask), read once. */
+int ghost_cores(void);
 /* Ghosts of the job on this host that give way to runnable ranks (they
  * yield or sleep when idle: not GHOST_WAIT=spin), which the profile's
  * test for oversubscribed cores leaves out (c/prof.c); set at MPI_Init. */

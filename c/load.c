@@ -1,11 +1,13 @@
 /*
  * What the ghost's wait policy and its logs read about the machine and
- * this process: the tasks runnable now (/proc/loadavg), CPU time and
- * resident memory.
+ * this process: the tasks runnable now (/proc/loadavg), the CPUs this
+ * process may use, CPU time and resident memory.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "ghost.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -28,6 +30,16 @@ int ghost_runnable(void)
     if (sscanf(buf, "%lf %lf %lf %d/", &a, &b, &c, &running) != 4)
         return -1;
     return running;
+}
+
+int ghost_cores(void)
+{
+    static int cores;
+    if (!cores) {
+        cpu_set_t set;
+        cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    }
+    return cores;
 }
 
 int64_t ghost_cpu_ns(void)

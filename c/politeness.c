@@ -66,15 +66,10 @@ static __thread int load_over;
 
 static int host_oversubscribed(void)
 {
-    static int cores;
-    if (!cores) {
-        cpu_set_t set;
-        cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-    }
     uint64_t now = __rdtsc();
     if (now - load_checked > LOAD_CHECK_TICKS) {
         load_checked = now;
-        load_over = ghost_runnable() > cores;
+        load_over = ghost_runnable() > ghost_cores();
     }
     return load_over;
 }

@@ -37,7 +37,6 @@
  * the time that redirection would give back, so it speaks for redirection,
  * where a barrier's wait says nothing either way.
  */
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "counters.h"
 #include "ghost.h"
 #include "offload.h"
@@ -289,13 +288,7 @@ int ghost_host_polite_ghosts;
  * Read only for intervals that stalled: about 2 us. */
 static int oversubscribed(void)
 {
-    static int cores;
-    if (!cores) {
-        cpu_set_t set;
-        cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-    }
-    int running = ghost_runnable();
-    return running - ghost_host_polite_ghosts > cores;
+    return ghost_runnable() - ghost_host_polite_ghosts > ghost_cores();
 }
 
 /* This process's RMA operations so far, over every path (counters.h). Read
