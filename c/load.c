@@ -18,10 +18,19 @@ int ghost_runnable(void)
      * runnable right now, the caller included. One pread on a descriptor
      * kept open, about 2 us. */
     static int fd = -2;
-    if (fd == -2)
-        fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    int mine = __atomic_load_n(&fd, __ATOMIC_ACQUIRE);
+    if (mine == -2) { /* users' threads may get here at once (politeness.c): one keeps its descriptor */
+        int opened = open("/proc/loadavg", O_RDONLY | O_CLOEXEC), none = -2;
+        if (__atomic_compare_exchange_n(&fd, &none, opened, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            mine = opened;
+        } else {
+            if (opened >= 0)
+                close(opened);
+            mine = none;
+        }
+    }
     char buf[128];
-    ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf - 1, 0) : -1;
+    ssize_t n = mine >= 0 ? pread(mine, buf, sizeof buf - 1, 0) : -1;
     if (n <= 0)
         return -1;
     buf[n] = 0;
