@@ -51,6 +51,17 @@ int ghost_doorbell_setup(MPI_Comm node, int local_rank, MPI_Comm world_dup)
     return ghost_real_barrier(node); /* the block is initialized before anyone reads it */
 }
 
+int ghost_node_ghosts;
+
+int ghost_node_ghost_awake(void)
+{
+    ghost_node_ctl_t *ctl = ghost_node_ctl;
+    for (int i = 0; ctl && i < ghost_node_ghosts; i++)
+        if (!__atomic_load_n(&ctl->ghost[i].sleeping, __ATOMIC_RELAXED))
+            return 1;
+    return 0;
+}
+
 int ghost_doorbell_teardown(void)
 {
     if (wake_req != MPI_REQUEST_NULL) {

@@ -18,6 +18,11 @@ typedef struct {
 } ghost_node_ctl_t;
 
 extern ghost_node_ctl_t *ghost_node_ctl; /* NULL before setup and with GHOST_NG=0 */
+extern int ghost_node_ghosts;            /* this node's ghosts: the entries of ghost_node_ctl in use */
+
+/* Whether some ghost of this node is awake: serving, or polling before it
+ * sleeps. 0 before setup and with GHOST_NG=0. */
+int ghost_node_ghost_awake(void);
 
 /* Collective over the node's processes (users and ghosts). */
 int ghost_doorbell_setup(MPI_Comm node, int local_rank, MPI_Comm world_dup);

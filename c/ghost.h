@@ -28,6 +28,17 @@ extern int ghost_total_ghosts;
  * which MPICH keeps on the built-in MPI_COMM_WORLD (c/world.c). */
 int ghost_is_predefined_comm_keyval(int keyval);
 
+/* ---- calls begun ----------------------------------------------------------- */
+
+/* How many wrapped MPI calls this thread has begun (every wrapper that may
+ * wait counts one: not the local calls). A user that waits dozes only
+ * after a stretch of empty polls inside one call (politeness.c): MPICH's
+ * shared-memory messages complete without any event its UCX progress
+ * reports, so without this mark a run of short waits looked like one long
+ * wait. One increment of a thread-local word per call. */
+extern __thread unsigned ghost_calls_begun;
+#define GHOST_CALL_BEGINS() (ghost_calls_begun++)
+
 /* ---- profiling hooks ---------------------------------------------------- */
 
 /* Nonzero when wrapped calls are timed. Off, each wrapper pays one

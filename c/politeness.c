@@ -33,12 +33,14 @@ int ghost_yield_after = 0; /* 0: never yield (ghosts, GHOST_NG=0, or turned off)
 
 int ghost_count_progress = 0;
 
+__thread unsigned ghost_calls_begun;
+
 static __thread unsigned empty_polls;
 /* Yields since this thread's progress last found something. */
 static __thread unsigned empty_yields;
 
-/* Doze: after DOZE_AFTER_YIELDS yields in a row, a few hundred
- * microseconds of waiting here, a user that waits on a host with more
+/* Doze: after DOZE_AFTER_YIELDS yields in a row inside one MPI call
+ * (ghost_calls_begun), a few hundred microseconds of waiting, a user that waits on a host with more
  * runnable tasks than cores sleeps instead of yielding. A yield keeps the
  * task runnable on its core: with 2 users and 1 ghost on 2 cores, a user
  * that waits in a barrier while its neighbour streams operations through
@@ -52,6 +54,14 @@ static __thread unsigned empty_yields;
  * sleep late. The sleeps run with a timer slack of DOZE_SLACK_NS instead
  * of the thread's own (50 us by default, restored after each sleep: it is
  * the application's), so that they end when asked
+ * (bench/results/2026-11-27-user-doze.md).
+ *
+ * Only while a ghost of this node is awake: the core that a sleeping user
+ * leaves goes to whoever is runnable, and where the other tasks are not
+ * Ghost's (a program beside the job, a busy neighbour in a ping-pong) the
+ * user then waits for its core back at the end of its wait. A ping-pong of
+ * two users beside a busy loop on 2 CPUs took 3.5 us a message with the
+ * doze and 1.3 without, its ghost asleep all along
  * (bench/results/2026-11-27-user-doze.md). */
 enum {
     DOZE_AFTER_YIELDS = 32,
@@ -61,6 +71,7 @@ enum {
     LOAD_CHECK_TICKS = 2000000, /* about 1 ms */
 };
 static __thread long doze_ns; /* the next sleep of this wait; 0: none yet */
+static __thread unsigned calls_seen; /* ghost_calls_begun at the last yield */
 static __thread uint64_t load_checked; /* TSC of the last look at the load */
 static __thread int load_over;
 
@@ -113,7 +124,12 @@ static inline void polled(unsigned events)
             progress_events += events;
     } else if (ghost_yield_after > 0 && ++empty_polls >= (unsigned)ghost_yield_after) {
         empty_polls = 0;
-        if (++empty_yields >= DOZE_AFTER_YIELDS && host_oversubscribed())
+        if (calls_seen != ghost_calls_begun) { /* a new wait: its own stretch */
+            calls_seen = ghost_calls_begun;
+            empty_yields = 0;
+            doze_ns = 0;
+        }
+        if (++empty_yields >= DOZE_AFTER_YIELDS && ghost_node_ghost_awake() && host_oversubscribed())
             doze();
         else
             sched_yield();

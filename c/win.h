@@ -30,6 +30,7 @@
     static inline int ghost_body_##name params __VA_ARGS__                   \
     int P##name params                                                       \
     {                                                                        \
+        GHOST_CALL_BEGINS();                                                 \
         if (GHOST_PROFILING() && !(untimed)) {                               \
             uint64_t t0 = ghost_prof_enter();                                \
             int rc = ghost_body_##name args;                                 \

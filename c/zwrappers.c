@@ -25,6 +25,7 @@
 
 int PMPIX_Comm_agree(MPI_Comm comm, int *flag)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPIX_Comm_agree)(GHOST_USER_COMM(comm), flag);
@@ -37,6 +38,7 @@ int MPIX_Comm_agree(MPI_Comm comm, int *flag) __attribute__((alias("PMPIX_Comm_a
 
 int PMPIX_Comm_failure_ack(MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPIX_Comm_failure_ack)(GHOST_USER_COMM(comm));
@@ -49,6 +51,7 @@ int MPIX_Comm_failure_ack(MPI_Comm comm) __attribute__((alias("PMPIX_Comm_failur
 
 int PMPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPIX_Comm_failure_get_acked)(GHOST_USER_COMM(comm), failedgrp);
@@ -61,6 +64,7 @@ int MPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp) __attribute
 
 int PMPIX_Comm_revoke(MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPIX_Comm_revoke)(GHOST_USER_COMM(comm));
@@ -73,6 +77,7 @@ int MPIX_Comm_revoke(MPI_Comm comm) __attribute__((alias("PMPIX_Comm_revoke")));
 
 int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPIX_Comm_shrink)(GHOST_USER_COMM(comm), newcomm);
@@ -85,6 +90,7 @@ int MPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm) __attribute__((alias("PMP
 
 int PMPIX_Delete_error_class(int errorclass)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPIX_Delete_error_class)(errorclass);
@@ -97,6 +103,7 @@ int MPIX_Delete_error_class(int errorclass) __attribute__((alias("PMPIX_Delete_e
 
 int PMPIX_Delete_error_code(int errorcode)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPIX_Delete_error_code)(errorcode);
@@ -109,6 +116,7 @@ int MPIX_Delete_error_code(int errorcode) __attribute__((alias("PMPIX_Delete_err
 
 int PMPIX_Delete_error_string(int errorcode)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPIX_Delete_error_string)(errorcode);
@@ -121,6 +129,7 @@ int MPIX_Delete_error_string(int errorcode) __attribute__((alias("PMPIX_Delete_e
 
 int PMPIX_GPU_query_support(int gpu_type, int *is_supported)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPIX_GPU_query_support)(gpu_type, is_supported);
@@ -133,6 +142,7 @@ int MPIX_GPU_query_support(int gpu_type, int *is_supported) __attribute__((alias
 
 int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPIX_Grequest_class_allocate)(greq_class, extra_state, request);
@@ -145,6 +155,7 @@ int MPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_sta
 
 int PMPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, MPIX_Grequest_class *greq_class)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPIX_Grequest_class_create)(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, greq_class);
@@ -157,6 +168,7 @@ int MPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Greque
 
 int PMPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, void *extra_state, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPIX_Grequest_start)(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, extra_state, request);
@@ -169,6 +181,7 @@ int MPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
 
 int PMPIX_Query_cuda_support()
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPIX_Query_cuda_support)();
@@ -181,6 +194,7 @@ int MPIX_Query_cuda_support() __attribute__((alias("PMPIX_Query_cuda_support")))
 
 int PMPIX_Query_hip_support()
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPIX_Query_hip_support)();
@@ -193,6 +207,7 @@ int MPIX_Query_hip_support() __attribute__((alias("PMPIX_Query_hip_support")));
 
 int PMPIX_Query_ze_support()
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPIX_Query_ze_support)();
@@ -205,6 +220,7 @@ int MPIX_Query_ze_support() __attribute__((alias("PMPIX_Query_ze_support")));
 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm));
@@ -217,6 +233,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 
 int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Allgather_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm));
@@ -229,6 +246,7 @@ int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 
 int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Allgather_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), info, request);
@@ -241,6 +259,7 @@ int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 
 int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Allgather_init_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), info, request);
@@ -253,6 +272,7 @@ int MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
 
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, GHOST_USER_COMM(comm));
@@ -265,6 +285,7 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
 int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Allgatherv_c)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, GHOST_USER_COMM(comm));
@@ -277,6 +298,7 @@ int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 
 int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Allgatherv_init)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, GHOST_USER_COMM(comm), info, request);
@@ -289,6 +311,7 @@ int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 
 int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Allgatherv_init_c)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, GHOST_USER_COMM(comm), info, request);
@@ -301,6 +324,7 @@ int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Allreduce)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm));
@@ -313,6 +337,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 
 int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Allreduce_c)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm));
@@ -325,6 +350,7 @@ int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dat
 
 int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Allreduce_init)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm), info, request);
@@ -337,6 +363,7 @@ int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
 
 int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Allreduce_init_c)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm), info, request);
@@ -349,6 +376,7 @@ int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MP
 
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm));
@@ -361,6 +389,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 
 int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Alltoall_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm));
@@ -373,6 +402,7 @@ int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 
 int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Alltoall_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), info, request);
@@ -385,6 +415,7 @@ int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 
 int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Alltoall_init_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), info, request);
@@ -397,6 +428,7 @@ int MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Alltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, GHOST_USER_COMM(comm));
@@ -409,6 +441,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 
 int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Alltoallv_c)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, GHOST_USER_COMM(comm));
@@ -421,6 +454,7 @@ int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 
 int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Alltoallv_init)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, GHOST_USER_COMM(comm), info, request);
@@ -433,6 +467,7 @@ int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
 
 int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Alltoallv_init_c)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, GHOST_USER_COMM(comm), info, request);
@@ -445,6 +480,7 @@ int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
 
 int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Alltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, GHOST_USER_COMM(comm));
@@ -457,6 +493,7 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 
 int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Alltoallw_c)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, GHOST_USER_COMM(comm));
@@ -469,6 +506,7 @@ int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 
 int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Alltoallw_init)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, GHOST_USER_COMM(comm), info, request);
@@ -481,6 +519,7 @@ int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
 
 int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Alltoallw_init_c)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, GHOST_USER_COMM(comm), info, request);
@@ -505,6 +544,7 @@ int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val) __attribute__((
 
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Barrier_init)(GHOST_USER_COMM(comm), info, request);
@@ -517,6 +557,7 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request) __attri
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Bcast)(buffer, count, datatype, root, GHOST_USER_COMM(comm));
@@ -529,6 +570,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 
 int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Bcast_c)(buffer, count, datatype, root, GHOST_USER_COMM(comm));
@@ -541,6 +583,7 @@ int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, 
 
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Bcast_init)(buffer, count, datatype, root, GHOST_USER_COMM(comm), info, request);
@@ -553,6 +596,7 @@ int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI
 
 int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Bcast_init_c)(buffer, count, datatype, root, GHOST_USER_COMM(comm), info, request);
@@ -565,6 +609,7 @@ int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int r
 
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Bsend)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm));
@@ -577,6 +622,7 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 
 int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Bsend_c)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm));
@@ -589,6 +635,7 @@ int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Bsend_init)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -601,6 +648,7 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 
 int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Bsend_init_c)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -613,6 +661,7 @@ int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 
 int PMPI_Buffer_attach(void *buffer, int size)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Buffer_attach)(buffer, size);
@@ -625,6 +674,7 @@ int MPI_Buffer_attach(void *buffer, int size) __attribute__((alias("PMPI_Buffer_
 
 int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Buffer_attach_c)(buffer, size);
@@ -637,6 +687,7 @@ int MPI_Buffer_attach_c(void *buffer, MPI_Count size) __attribute__((alias("PMPI
 
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Buffer_detach)(buffer_addr, size);
@@ -649,6 +700,7 @@ int MPI_Buffer_detach(void *buffer_addr, int *size) __attribute__((alias("PMPI_B
 
 int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Buffer_detach_c)(buffer_addr, size);
@@ -661,6 +713,7 @@ int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size) __attribute__((alias
 
 int PMPI_Cancel(MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Cancel)(request);
@@ -679,6 +732,7 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) __attrib
 
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Cart_create)(GHOST_USER_COMM(comm_old), ndims, dims, periods, reorder, comm_cart);
@@ -697,6 +751,7 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
 
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Cart_map)(GHOST_USER_COMM(comm), ndims, dims, periods, newrank);
@@ -721,6 +776,7 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int
 
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Cart_sub)(GHOST_USER_COMM(comm), remain_dims, newcomm);
@@ -739,6 +795,7 @@ int MPI_Cartdim_get(MPI_Comm comm, int *ndims) __attribute__((alias("PMPI_Cartdi
 
 int PMPI_Close_port(const char *port_name)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Close_port)(port_name);
@@ -751,6 +808,7 @@ int MPI_Close_port(const char *port_name) __attribute__((alias("PMPI_Close_port"
 
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_accept)(port_name, info, root, GHOST_USER_COMM(comm), newcomm);
@@ -763,6 +821,7 @@ int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm com
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_call_errhandler)(GHOST_USER_COMM(comm), errorcode);
@@ -781,6 +840,7 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) __attribute__(
 
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_connect)(port_name, info, root, GHOST_USER_COMM(comm), newcomm);
@@ -793,6 +853,7 @@ int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm co
 
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_create)(GHOST_USER_COMM(comm), group, newcomm);
@@ -805,6 +866,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) __attribu
 
 int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_create_from_group)(group, stringtag, info, errhandler, newcomm);
@@ -817,6 +879,7 @@ int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info 
 
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_create_group)(GHOST_USER_COMM(comm), group, tag, newcomm);
@@ -835,6 +898,7 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) __attribute__((alias("P
 
 int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_disconnect)(comm);
@@ -847,6 +911,7 @@ int MPI_Comm_disconnect(MPI_Comm *comm) __attribute__((alias("PMPI_Comm_disconne
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_dup)(GHOST_USER_COMM(comm), newcomm);
@@ -859,6 +924,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) __attribute__((alias("PMPI_Co
 
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_dup_with_info)(GHOST_USER_COMM(comm), info, newcomm);
@@ -871,6 +937,7 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) __at
 
 int PMPI_Comm_free(MPI_Comm *comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_free)(comm);
@@ -901,6 +968,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group) __attribute__((alias("PMPI_C
 
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_idup)(GHOST_USER_COMM(comm), newcomm, request);
@@ -913,6 +981,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) __attr
 
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_idup_with_info)(GHOST_USER_COMM(comm), info, newcomm, request);
@@ -925,6 +994,7 @@ int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI
 
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_join)(fd, intercomm);
@@ -961,6 +1031,7 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val) __att
 
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_set_info)(GHOST_USER_COMM(comm), info);
@@ -985,6 +1056,7 @@ int MPI_Comm_size(MPI_Comm comm, int *size) __attribute__((alias("PMPI_Comm_size
 
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_spawn)(command, argv, maxprocs, info, root, GHOST_USER_COMM(comm), intercomm, array_of_errcodes);
@@ -997,6 +1069,7 @@ int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info inf
 
 int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_spawn_multiple)(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, GHOST_USER_COMM(comm), intercomm, array_of_errcodes);
@@ -1009,6 +1082,7 @@ int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_o
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_split)(GHOST_USER_COMM(comm), color, key, newcomm);
@@ -1021,6 +1095,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) __attri
 
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_split_type)(GHOST_USER_COMM(comm), split_type, key, info, newcomm);
@@ -1039,6 +1114,7 @@ int MPI_Comm_test_inter(MPI_Comm comm, int *flag) __attribute__((alias("PMPI_Com
 
 int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Dist_graph_create)(GHOST_USER_COMM(comm_old), n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
@@ -1051,6 +1127,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 
 int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Dist_graph_create_adjacent)(GHOST_USER_COMM(comm_old), indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
@@ -1075,6 +1152,7 @@ int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree,
 
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Exscan)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm));
@@ -1087,6 +1165,7 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 
 int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Exscan_c)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm));
@@ -1099,6 +1178,7 @@ int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Exscan_init)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm), info, request);
@@ -1111,6 +1191,7 @@ int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Exscan_init_c)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm), info, request);
@@ -1123,6 +1204,7 @@ int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_call_errhandler)(fh, errorcode);
@@ -1135,6 +1217,7 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode) __attribute__((alias("P
 
 int PMPI_File_close(MPI_File *fh)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_close)(fh);
@@ -1147,6 +1230,7 @@ int MPI_File_close(MPI_File *fh) __attribute__((alias("PMPI_File_close")));
 
 int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_create_errhandler)(file_errhandler_fn, errhandler);
@@ -1159,6 +1243,7 @@ int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
 
 int PMPI_File_delete(const char *filename, MPI_Info info)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_delete)(filename, info);
@@ -1171,6 +1256,7 @@ int MPI_File_delete(const char *filename, MPI_Info info) __attribute__((alias("P
 
 int PMPI_File_get_amode(MPI_File fh, int *amode)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_amode)(fh, amode);
@@ -1183,6 +1269,7 @@ int MPI_File_get_amode(MPI_File fh, int *amode) __attribute__((alias("PMPI_File_
 
 int PMPI_File_get_atomicity(MPI_File fh, int *flag)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_atomicity)(fh, flag);
@@ -1195,6 +1282,7 @@ int MPI_File_get_atomicity(MPI_File fh, int *flag) __attribute__((alias("PMPI_Fi
 
 int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_byte_offset)(fh, offset, disp);
@@ -1207,6 +1295,7 @@ int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp) _
 
 int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_errhandler)(file, errhandler);
@@ -1219,6 +1308,7 @@ int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler) __attribu
 
 int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_group)(fh, group);
@@ -1231,6 +1321,7 @@ int MPI_File_get_group(MPI_File fh, MPI_Group *group) __attribute__((alias("PMPI
 
 int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_info)(fh, info_used);
@@ -1243,6 +1334,7 @@ int MPI_File_get_info(MPI_File fh, MPI_Info *info_used) __attribute__((alias("PM
 
 int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_position)(fh, offset);
@@ -1255,6 +1347,7 @@ int MPI_File_get_position(MPI_File fh, MPI_Offset *offset) __attribute__((alias(
 
 int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_position_shared)(fh, offset);
@@ -1267,6 +1360,7 @@ int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset) __attribute__(
 
 int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_size)(fh, size);
@@ -1279,6 +1373,7 @@ int MPI_File_get_size(MPI_File fh, MPI_Offset *size) __attribute__((alias("PMPI_
 
 int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_type_extent)(fh, datatype, extent);
@@ -1291,6 +1386,7 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exten
 
 int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_type_extent_c)(fh, datatype, extent);
@@ -1303,6 +1399,7 @@ int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *ex
 
 int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_view)(fh, disp, etype, filetype, datarep);
@@ -1315,6 +1412,7 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Da
 
 int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPIO_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iread)(fh, buf, count, datatype, request);
@@ -1327,6 +1425,7 @@ int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI
 
 int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iread_all)(fh, buf, count, datatype, request);
@@ -1339,6 +1438,7 @@ int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
 
 int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iread_all_c)(fh, buf, count, datatype, request);
@@ -1351,6 +1451,7 @@ int MPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype d
 
 int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPIO_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iread_at)(fh, offset, buf, count, datatype, request);
@@ -1363,6 +1464,7 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_
 
 int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iread_at_all)(fh, offset, buf, count, datatype, request);
@@ -1375,6 +1477,7 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, 
 
 int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iread_at_all_c)(fh, offset, buf, count, datatype, request);
@@ -1387,6 +1490,7 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count
 
 int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPIO_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iread_at_c)(fh, offset, buf, count, datatype, request);
@@ -1399,6 +1503,7 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count cou
 
 int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPIO_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iread_c)(fh, buf, count, datatype, request);
@@ -1411,6 +1516,7 @@ int MPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datat
 
 int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPIO_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iread_shared)(fh, buf, count, datatype, request);
@@ -1423,6 +1529,7 @@ int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype dataty
 
 int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPIO_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iread_shared_c)(fh, buf, count, datatype, request);
@@ -1435,6 +1542,7 @@ int MPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatyp
 
 int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPIO_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iwrite)(fh, buf, count, datatype, request);
@@ -1447,6 +1555,7 @@ int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype dataty
 
 int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iwrite_all)(fh, buf, count, datatype, request);
@@ -1459,6 +1568,7 @@ int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype da
 
 int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iwrite_all_c)(fh, buf, count, datatype, request);
@@ -1471,6 +1581,7 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Dat
 
 int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPIO_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iwrite_at)(fh, offset, buf, count, datatype, request);
@@ -1483,6 +1594,7 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int coun
 
 int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iwrite_at_all)(fh, offset, buf, count, datatype, request);
@@ -1495,6 +1607,7 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int 
 
 int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iwrite_at_all_c)(fh, offset, buf, count, datatype, request);
@@ -1507,6 +1620,7 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MP
 
 int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPIO_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iwrite_at_c)(fh, offset, buf, count, datatype, request);
@@ -1519,6 +1633,7 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Co
 
 int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPIO_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iwrite_c)(fh, buf, count, datatype, request);
@@ -1531,6 +1646,7 @@ int MPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatyp
 
 int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPIO_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iwrite_shared)(fh, buf, count, datatype, request);
@@ -1543,6 +1659,7 @@ int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype
 
 int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPIO_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iwrite_shared_c)(fh, buf, count, datatype, request);
@@ -1555,6 +1672,7 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_
 
 int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_open)(GHOST_USER_COMM(comm), filename, amode, info, fh);
@@ -1567,6 +1685,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
 
 int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_preallocate)(fh, size);
@@ -1579,6 +1698,7 @@ int MPI_File_preallocate(MPI_File fh, MPI_Offset size) __attribute__((alias("PMP
 
 int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read)(fh, buf, count, datatype, status);
@@ -1591,6 +1711,7 @@ int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_
 
 int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_all)(fh, buf, count, datatype, status);
@@ -1603,6 +1724,7 @@ int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, 
 
 int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_all_begin)(fh, buf, count, datatype);
@@ -1615,6 +1737,7 @@ int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype data
 
 int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_all_begin_c)(fh, buf, count, datatype);
@@ -1627,6 +1750,7 @@ int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datat
 
 int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_all_c)(fh, buf, count, datatype, status);
@@ -1639,6 +1763,7 @@ int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype da
 
 int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_all_end)(fh, buf, status);
@@ -1651,6 +1776,7 @@ int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status) __attribut
 
 int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_at)(fh, offset, buf, count, datatype, status);
@@ -1663,6 +1789,7 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_D
 
 int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void * buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_at_all)(fh, offset, buf, count, datatype, status);
@@ -1675,6 +1802,7 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void * buf, int count, 
 
 int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_at_all_begin)(fh, offset, buf, count, datatype);
@@ -1687,6 +1815,7 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int co
 
 int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_at_all_begin_c)(fh, offset, buf, count, datatype);
@@ -1699,6 +1828,7 @@ int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_
 
 int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_at_all_c)(fh, offset, buf, count, datatype, status);
@@ -1711,6 +1841,7 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void * buf, MPI_Count
 
 int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_at_all_end)(fh, buf, status);
@@ -1723,6 +1854,7 @@ int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status) __attri
 
 int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_at_c)(fh, offset, buf, count, datatype, status);
@@ -1735,6 +1867,7 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count coun
 
 int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_c)(fh, buf, count, datatype, status);
@@ -1747,6 +1880,7 @@ int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dataty
 
 int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_ordered)(fh, buf, count, datatype, status);
@@ -1759,6 +1893,7 @@ int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype dataty
 
 int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_ordered_begin)(fh, buf, count, datatype);
@@ -1771,6 +1906,7 @@ int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype 
 
 int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_ordered_begin_c)(fh, buf, count, datatype);
@@ -1783,6 +1919,7 @@ int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_D
 
 int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_ordered_c)(fh, buf, count, datatype, status);
@@ -1795,6 +1932,7 @@ int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatyp
 
 int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_ordered_end)(fh, buf, status);
@@ -1807,6 +1945,7 @@ int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status) __attr
 
 int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_shared)(fh, buf, count, datatype, status);
@@ -1819,6 +1958,7 @@ int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatyp
 
 int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_shared_c)(fh, buf, count, datatype, status);
@@ -1831,6 +1971,7 @@ int MPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype
 
 int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_seek)(fh, offset, whence);
@@ -1843,6 +1984,7 @@ int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) __attribute__((ali
 
 int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_seek_shared)(fh, offset, whence);
@@ -1855,6 +1997,7 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) __attribute
 
 int PMPI_File_set_atomicity(MPI_File fh, int flag)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_set_atomicity)(fh, flag);
@@ -1867,6 +2010,7 @@ int MPI_File_set_atomicity(MPI_File fh, int flag) __attribute__((alias("PMPI_Fil
 
 int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_set_errhandler)(file, errhandler);
@@ -1879,6 +2023,7 @@ int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) __attribut
 
 int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_set_info)(fh, info);
@@ -1891,6 +2036,7 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info) __attribute__((alias("PMPI_Fil
 
 int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_set_size)(fh, size);
@@ -1903,6 +2049,7 @@ int MPI_File_set_size(MPI_File fh, MPI_Offset size) __attribute__((alias("PMPI_F
 
 int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_set_view)(fh, disp, etype, filetype, datarep, info);
@@ -1915,6 +2062,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
 
 int PMPI_File_sync(MPI_File fh)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_sync)(fh);
@@ -1927,6 +2075,7 @@ int MPI_File_sync(MPI_File fh) __attribute__((alias("PMPI_File_sync")));
 
 int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write)(fh, buf, count, datatype, status);
@@ -1939,6 +2088,7 @@ int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatyp
 
 int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_all)(fh, buf, count, datatype, status);
@@ -1951,6 +2101,7 @@ int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype dat
 
 int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_all_begin)(fh, buf, count, datatype);
@@ -1963,6 +2114,7 @@ int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Dataty
 
 int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_all_begin_c)(fh, buf, count, datatype);
@@ -1975,6 +2127,7 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MP
 
 int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_all_c)(fh, buf, count, datatype, status);
@@ -1987,6 +2140,7 @@ int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Data
 
 int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_all_end)(fh, buf, status);
@@ -1999,6 +2153,7 @@ int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status) __a
 
 int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void * buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_at)(fh, offset, buf, count, datatype, status);
@@ -2011,6 +2166,7 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void * buf, int coun
 
 int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_at_all)(fh, offset, buf, count, datatype, status);
@@ -2023,6 +2179,7 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int c
 
 int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_at_all_begin)(fh, offset, buf, count, datatype);
@@ -2035,6 +2192,7 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf,
 
 int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_at_all_begin_c)(fh, offset, buf, count, datatype);
@@ -2047,6 +2205,7 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *bu
 
 int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_at_all_c)(fh, offset, buf, count, datatype, status);
@@ -2059,6 +2218,7 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI
 
 int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_at_all_end)(fh, buf, status);
@@ -2071,6 +2231,7 @@ int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status) 
 
 int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_at_c)(fh, offset, buf, count, datatype, status);
@@ -2083,6 +2244,7 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void * buf, MPI_Co
 
 int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_c)(fh, buf, count, datatype, status);
@@ -2095,6 +2257,7 @@ int MPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype
 
 int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_ordered)(fh, buf, count, datatype, status);
@@ -2107,6 +2270,7 @@ int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype
 
 int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_ordered_begin)(fh, buf, count, datatype);
@@ -2119,6 +2283,7 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Da
 
 int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_ordered_begin_c)(fh, buf, count, datatype);
@@ -2131,6 +2296,7 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count
 
 int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_ordered_c)(fh, buf, count, datatype, status);
@@ -2143,6 +2309,7 @@ int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_
 
 int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_ordered_end)(fh, buf, status);
@@ -2155,6 +2322,7 @@ int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 
 int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_shared)(fh, buf, count, datatype, status);
@@ -2167,6 +2335,7 @@ int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype 
 
 int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_shared_c)(fh, buf, count, datatype, status);
@@ -2179,6 +2348,7 @@ int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_D
 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Gather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm));
@@ -2191,6 +2361,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 
 int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Gather_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm));
@@ -2203,6 +2374,7 @@ int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
 
 int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Gather_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm), info, request);
@@ -2215,6 +2387,7 @@ int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 
 int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Gather_init_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm), info, request);
@@ -2227,6 +2400,7 @@ int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Gatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, GHOST_USER_COMM(comm));
@@ -2239,6 +2413,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 
 int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Gatherv_c)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, GHOST_USER_COMM(comm));
@@ -2251,6 +2426,7 @@ int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 
 int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Gatherv_init)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, GHOST_USER_COMM(comm), info, request);
@@ -2263,6 +2439,7 @@ int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 
 int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Gatherv_init_c)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, GHOST_USER_COMM(comm), info, request);
@@ -2275,6 +2452,7 @@ int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder, MPI_Comm *comm_graph)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Graph_create)(GHOST_USER_COMM(comm_old), nnodes, indx, edges, reorder, comm_graph);
@@ -2293,6 +2471,7 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int edg
 
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Graph_map)(GHOST_USER_COMM(comm), nnodes, indx, edges, newrank);
@@ -2323,6 +2502,7 @@ int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) __attribute__((al
 
 int PMPI_Grequest_complete(MPI_Request request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Grequest_complete)(request);
@@ -2335,6 +2515,7 @@ int MPI_Grequest_complete(MPI_Request request) __attribute__((alias("PMPI_Greque
 
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Grequest_start)(query_fn, free_fn, cancel_fn, extra_state, request);
@@ -2347,6 +2528,7 @@ int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_
 
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iallgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), request);
@@ -2359,6 +2541,7 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
 int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iallgather_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), request);
@@ -2371,6 +2554,7 @@ int MPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 
 int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iallgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, GHOST_USER_COMM(comm), request);
@@ -2383,6 +2567,7 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 
 int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iallgatherv_c)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, GHOST_USER_COMM(comm), request);
@@ -2395,6 +2580,7 @@ int MPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iallreduce)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm), request);
@@ -2407,6 +2593,7 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 
 int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iallreduce_c)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm), request);
@@ -2419,6 +2606,7 @@ int MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ialltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), request);
@@ -2431,6 +2619,7 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 
 int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ialltoall_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), request);
@@ -2443,6 +2632,7 @@ int MPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 
 int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ialltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, GHOST_USER_COMM(comm), request);
@@ -2455,6 +2645,7 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 
 int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ialltoallv_c)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, GHOST_USER_COMM(comm), request);
@@ -2467,6 +2658,7 @@ int MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 
 int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ialltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, GHOST_USER_COMM(comm), request);
@@ -2479,6 +2671,7 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 
 int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ialltoallw_c)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, GHOST_USER_COMM(comm), request);
@@ -2491,6 +2684,7 @@ int MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ibarrier)(GHOST_USER_COMM(comm), request);
@@ -2503,6 +2697,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) __attribute__((alias("PMPI
 
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ibcast)(buffer, count, datatype, root, GHOST_USER_COMM(comm), request);
@@ -2515,6 +2710,7 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 
 int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ibcast_c)(buffer, count, datatype, root, GHOST_USER_COMM(comm), request);
@@ -2527,6 +2723,7 @@ int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
 
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ibsend)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -2539,6 +2736,7 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 
 int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ibsend_c)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -2551,6 +2749,7 @@ int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iexscan)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm), request);
@@ -2563,6 +2762,7 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 
 int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iexscan_c)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm), request);
@@ -2575,6 +2775,7 @@ int MPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Igather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm), request);
@@ -2587,6 +2788,7 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 
 int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Igather_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm), request);
@@ -2599,6 +2801,7 @@ int MPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Igatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, GHOST_USER_COMM(comm), request);
@@ -2611,6 +2814,7 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 
 int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Igatherv_c)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, GHOST_USER_COMM(comm), request);
@@ -2623,6 +2827,7 @@ int MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Improbe)(source, tag, GHOST_USER_COMM(comm), flag, message, status);
@@ -2635,6 +2840,7 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
 
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Imrecv)(buf, count, datatype, message, request);
@@ -2647,6 +2853,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 
 int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Imrecv_c)(buf, count, datatype, message, request);
@@ -2659,6 +2866,7 @@ int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message 
 
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ineighbor_allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), request);
@@ -2671,6 +2879,7 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 
 int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ineighbor_allgather_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), request);
@@ -2683,6 +2892,7 @@ int MPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 
 int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ineighbor_allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, GHOST_USER_COMM(comm), request);
@@ -2695,6 +2905,7 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 
 int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ineighbor_allgatherv_c)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, GHOST_USER_COMM(comm), request);
@@ -2707,6 +2918,7 @@ int MPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
 
 int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ineighbor_alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), request);
@@ -2719,6 +2931,7 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 
 int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ineighbor_alltoall_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), request);
@@ -2731,6 +2944,7 @@ int MPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 
 int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ineighbor_alltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, GHOST_USER_COMM(comm), request);
@@ -2743,6 +2957,7 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 
 int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ineighbor_alltoallv_c)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, GHOST_USER_COMM(comm), request);
@@ -2755,6 +2970,7 @@ int MPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
 
 int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ineighbor_alltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, GHOST_USER_COMM(comm), request);
@@ -2767,6 +2983,7 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 
 int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ineighbor_alltoallw_c)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, GHOST_USER_COMM(comm), request);
@@ -2779,6 +2996,7 @@ int MPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
 
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Intercomm_create)(GHOST_USER_COMM(local_comm), local_leader, GHOST_USER_COMM(peer_comm), remote_leader, tag, newintercomm);
@@ -2791,6 +3009,7 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 
 int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Intercomm_create_from_groups)(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
@@ -2803,6 +3022,7 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MP
 
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Intercomm_merge)(GHOST_USER_COMM(intercomm), high, newintracomm);
@@ -2815,6 +3035,7 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) __
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iprobe)(source, tag, GHOST_USER_COMM(comm), flag, status);
@@ -2827,6 +3048,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Irecv)(buf, count, datatype, source, tag, GHOST_USER_COMM(comm), request);
@@ -2839,6 +3061,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Irecv_c)(buf, count, datatype, source, tag, GHOST_USER_COMM(comm), request);
@@ -2851,6 +3074,7 @@ int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ireduce)(sendbuf, recvbuf, count, datatype, op, root, GHOST_USER_COMM(comm), request);
@@ -2863,6 +3087,7 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 
 int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ireduce_c)(sendbuf, recvbuf, count, datatype, op, root, GHOST_USER_COMM(comm), request);
@@ -2875,6 +3100,7 @@ int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ireduce_scatter)(sendbuf, recvbuf, recvcounts, datatype, op, GHOST_USER_COMM(comm), request);
@@ -2887,6 +3113,7 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ireduce_scatter_block)(sendbuf, recvbuf, recvcount, datatype, op, GHOST_USER_COMM(comm), request);
@@ -2899,6 +3126,7 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 
 int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ireduce_scatter_block_c)(sendbuf, recvbuf, recvcount, datatype, op, GHOST_USER_COMM(comm), request);
@@ -2911,6 +3139,7 @@ int MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count re
 
 int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ireduce_scatter_c)(sendbuf, recvbuf, recvcounts, datatype, op, GHOST_USER_COMM(comm), request);
@@ -2923,6 +3152,7 @@ int MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count re
 
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Irsend)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -2935,6 +3165,7 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 
 int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Irsend_c)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -2947,6 +3178,7 @@ int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iscan)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm), request);
@@ -2959,6 +3191,7 @@ int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 
 int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iscan_c)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm), request);
@@ -2971,6 +3204,7 @@ int MPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatyp
 
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iscatter)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm), request);
@@ -2983,6 +3217,7 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 
 int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iscatter_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm), request);
@@ -2995,6 +3230,7 @@ int MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 
 int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iscatterv)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm), request);
@@ -3007,6 +3243,7 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 
 int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iscatterv_c)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm), request);
@@ -3019,6 +3256,7 @@ int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Isend)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -3031,6 +3269,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 
 int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Isend_c)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -3043,6 +3282,7 @@ int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 
 int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Isendrecv)(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, GHOST_USER_COMM(comm), request);
@@ -3055,6 +3295,7 @@ int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 
 int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Isendrecv_c)(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, GHOST_USER_COMM(comm), request);
@@ -3067,6 +3308,7 @@ int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Isendrecv_replace)(buf, count, datatype, dest, sendtag, source, recvtag, GHOST_USER_COMM(comm), request);
@@ -3079,6 +3321,7 @@ int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 
 int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Isendrecv_replace_c)(buf, count, datatype, dest, sendtag, source, recvtag, GHOST_USER_COMM(comm), request);
@@ -3091,6 +3334,7 @@ int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, i
 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Issend)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -3103,6 +3347,7 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 
 int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Issend_c)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -3115,6 +3360,7 @@ int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Lookup_name)(service_name, info, port_name);
@@ -3127,6 +3373,7 @@ int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) __
 
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Mprobe)(source, tag, GHOST_USER_COMM(comm), message, status);
@@ -3139,6 +3386,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
 
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Mrecv)(buf, count, datatype, message, status);
@@ -3151,6 +3399,7 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 
 int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Mrecv_c)(buf, count, datatype, message, status);
@@ -3163,6 +3412,7 @@ int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *
 
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm));
@@ -3175,6 +3425,7 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
 
 int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_allgather_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm));
@@ -3187,6 +3438,7 @@ int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 
 int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_allgather_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), info, request);
@@ -3199,6 +3451,7 @@ int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype
 
 int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_allgather_init_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), info, request);
@@ -3211,6 +3464,7 @@ int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
 
 int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, GHOST_USER_COMM(comm));
@@ -3223,6 +3477,7 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 
 int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_allgatherv_c)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, GHOST_USER_COMM(comm));
@@ -3235,6 +3490,7 @@ int MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 
 int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_allgatherv_init)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, GHOST_USER_COMM(comm), info, request);
@@ -3247,6 +3503,7 @@ int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatyp
 
 int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_allgatherv_init_c)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, GHOST_USER_COMM(comm), info, request);
@@ -3259,6 +3516,7 @@ int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI
 
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm));
@@ -3271,6 +3529,7 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 
 int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_alltoall_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm));
@@ -3283,6 +3542,7 @@ int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Dataty
 
 int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_alltoall_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), info, request);
@@ -3295,6 +3555,7 @@ int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype 
 
 int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_alltoall_init_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), info, request);
@@ -3307,6 +3568,7 @@ int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_D
 
 int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_alltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, GHOST_USER_COMM(comm));
@@ -3319,6 +3581,7 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 
 int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_alltoallv_c)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, GHOST_USER_COMM(comm));
@@ -3331,6 +3594,7 @@ int MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], 
 
 int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_alltoallv_init)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, GHOST_USER_COMM(comm), info, request);
@@ -3343,6 +3607,7 @@ int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], con
 
 int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_alltoallv_init_c)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, GHOST_USER_COMM(comm), info, request);
@@ -3355,6 +3620,7 @@ int MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcount
 
 int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_alltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, GHOST_USER_COMM(comm));
@@ -3367,6 +3633,7 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
 
 int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_alltoallw_c)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, GHOST_USER_COMM(comm));
@@ -3379,6 +3646,7 @@ int MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], 
 
 int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_alltoallw_init)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, GHOST_USER_COMM(comm), info, request);
@@ -3391,6 +3659,7 @@ int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], con
 
 int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_alltoallw_init_c)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, GHOST_USER_COMM(comm), info, request);
@@ -3403,6 +3672,7 @@ int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcount
 
 int PMPI_Open_port(MPI_Info info, char *port_name)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Open_port)(info, port_name);
@@ -3439,6 +3709,7 @@ int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI
 
 int PMPI_Parrived(MPI_Request request, int partition, int *flag)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Parrived)(request, partition, flag);
@@ -3451,6 +3722,7 @@ int MPI_Parrived(MPI_Request request, int partition, int *flag) __attribute__((a
 
 int PMPI_Pready(int partition, MPI_Request request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Pready)(partition, request);
@@ -3463,6 +3735,7 @@ int MPI_Pready(int partition, MPI_Request request) __attribute__((alias("PMPI_Pr
 
 int PMPI_Pready_list(int length, int array_of_partitions[], MPI_Request request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Pready_list)(length, array_of_partitions, request);
@@ -3475,6 +3748,7 @@ int MPI_Pready_list(int length, int array_of_partitions[], MPI_Request request) 
 
 int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Pready_range)(partition_low, partition_high, request);
@@ -3487,6 +3761,7 @@ int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 
 int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Precv_init)(buf, partitions, count, datatype, dest, tag, GHOST_USER_COMM(comm), info, request);
@@ -3499,6 +3774,7 @@ int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype data
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Probe)(source, tag, GHOST_USER_COMM(comm), status);
@@ -3511,6 +3787,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) __attribut
 
 int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Psend_init)(buf, partitions, count, datatype, dest, tag, GHOST_USER_COMM(comm), info, request);
@@ -3523,6 +3800,7 @@ int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatyp
 
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Publish_name)(service_name, info, port_name);
@@ -3535,6 +3813,7 @@ int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_n
 
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Recv)(buf, count, datatype, source, tag, GHOST_USER_COMM(comm), status);
@@ -3547,6 +3826,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Recv_c)(buf, count, datatype, source, tag, GHOST_USER_COMM(comm), status);
@@ -3559,6 +3839,7 @@ int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, in
 
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Recv_init)(buf, count, datatype, source, tag, GHOST_USER_COMM(comm), request);
@@ -3571,6 +3852,7 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
 
 int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Recv_init_c)(buf, count, datatype, source, tag, GHOST_USER_COMM(comm), request);
@@ -3583,6 +3865,7 @@ int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int sourc
 
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Reduce)(sendbuf, recvbuf, count, datatype, op, root, GHOST_USER_COMM(comm));
@@ -3595,6 +3878,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 
 int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Reduce_c)(sendbuf, recvbuf, count, datatype, op, root, GHOST_USER_COMM(comm));
@@ -3607,6 +3891,7 @@ int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 
 int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Reduce_init)(sendbuf, recvbuf, count, datatype, op, root, GHOST_USER_COMM(comm), info, request);
@@ -3619,6 +3904,7 @@ int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 
 int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Reduce_init_c)(sendbuf, recvbuf, count, datatype, op, root, GHOST_USER_COMM(comm), info, request);
@@ -3631,6 +3917,7 @@ int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Reduce_local)(inbuf, inoutbuf, count, datatype, op);
@@ -3643,6 +3930,7 @@ int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype 
 
 int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Reduce_local_c)(inbuf, inoutbuf, count, datatype, op);
@@ -3655,6 +3943,7 @@ int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_D
 
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Reduce_scatter)(sendbuf, recvbuf, recvcounts, datatype, op, GHOST_USER_COMM(comm));
@@ -3667,6 +3956,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Reduce_scatter_block)(sendbuf, recvbuf, recvcount, datatype, op, GHOST_USER_COMM(comm));
@@ -3679,6 +3969,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 
 int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Reduce_scatter_block_c)(sendbuf, recvbuf, recvcount, datatype, op, GHOST_USER_COMM(comm));
@@ -3691,6 +3982,7 @@ int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count rec
 
 int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Reduce_scatter_block_init)(sendbuf, recvbuf, recvcount, datatype, op, GHOST_USER_COMM(comm), info, request);
@@ -3703,6 +3995,7 @@ int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvco
 
 int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Reduce_scatter_block_init_c)(sendbuf, recvbuf, recvcount, datatype, op, GHOST_USER_COMM(comm), info, request);
@@ -3715,6 +4008,7 @@ int MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Coun
 
 int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Reduce_scatter_c)(sendbuf, recvbuf, recvcounts, datatype, op, GHOST_USER_COMM(comm));
@@ -3727,6 +4021,7 @@ int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count rec
 
 int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Reduce_scatter_init)(sendbuf, recvbuf, recvcounts, datatype, op, GHOST_USER_COMM(comm), info, request);
@@ -3739,6 +4034,7 @@ int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvco
 
 int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Reduce_scatter_init_c)(sendbuf, recvbuf, recvcounts, datatype, op, GHOST_USER_COMM(comm), info, request);
@@ -3751,6 +4047,7 @@ int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Coun
 
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Register_datarep)(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
@@ -3763,6 +4060,7 @@ int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *r
 
 int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Register_datarep_c)(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
@@ -3775,6 +4073,7 @@ int MPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_
 
 int PMPI_Request_free(MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Request_free)(request);
@@ -3787,6 +4086,7 @@ int MPI_Request_free(MPI_Request *request) __attribute__((alias("PMPI_Request_fr
 
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Request_get_status)(request, flag, status);
@@ -3799,6 +4099,7 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) _
 
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Rsend)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm));
@@ -3811,6 +4112,7 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 
 int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Rsend_c)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm));
@@ -3823,6 +4125,7 @@ int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Rsend_init)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -3835,6 +4138,7 @@ int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 
 int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Rsend_init_c)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -3847,6 +4151,7 @@ int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Scan)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm));
@@ -3859,6 +4164,7 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 
 int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Scan_c)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm));
@@ -3871,6 +4177,7 @@ int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype
 
 int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Scan_init)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm), info, request);
@@ -3883,6 +4190,7 @@ int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 
 int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Scan_init_c)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm), info, request);
@@ -3895,6 +4203,7 @@ int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dat
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Scatter)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm));
@@ -3907,6 +4216,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 
 int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Scatter_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm));
@@ -3919,6 +4229,7 @@ int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 
 int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Scatter_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm), info, request);
@@ -3931,6 +4242,7 @@ int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 
 int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Scatter_init_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm), info, request);
@@ -3943,6 +4255,7 @@ int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Scatterv)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm));
@@ -3955,6 +4268,7 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 
 int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Scatterv_c)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm));
@@ -3967,6 +4281,7 @@ int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_
 
 int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Scatterv_init)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm), info, request);
@@ -3979,6 +4294,7 @@ int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int dis
 
 int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Scatterv_init_c)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm), info, request);
@@ -3991,6 +4307,7 @@ int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Send)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm));
@@ -4003,6 +4320,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 
 int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Send_c)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm));
@@ -4015,6 +4333,7 @@ int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest
 
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Send_init)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -4027,6 +4346,7 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, i
 
 int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Send_init_c)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -4039,6 +4359,7 @@ int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int
 
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Sendrecv)(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, GHOST_USER_COMM(comm), status);
@@ -4051,6 +4372,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 
 int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Sendrecv_c)(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, GHOST_USER_COMM(comm), status);
@@ -4063,6 +4385,7 @@ int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Sendrecv_replace)(buf, count, datatype, dest, sendtag, source, recvtag, GHOST_USER_COMM(comm), status);
@@ -4075,6 +4398,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Sendrecv_replace_c)(buf, count, datatype, dest, sendtag, source, recvtag, GHOST_USER_COMM(comm), status);
@@ -4087,6 +4411,7 @@ int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, in
 
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Session_call_errhandler)(session, errorcode);
@@ -4099,6 +4424,7 @@ int MPI_Session_call_errhandler(MPI_Session session, int errorcode) __attribute_
 
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Session_create_errhandler)(session_errhandler_fn, errhandler);
@@ -4111,6 +4437,7 @@ int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errha
 
 int PMPI_Session_finalize(MPI_Session *session)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Session_finalize)(session);
@@ -4123,6 +4450,7 @@ int MPI_Session_finalize(MPI_Session *session) __attribute__((alias("PMPI_Sessio
 
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Session_get_errhandler)(session, errhandler);
@@ -4135,6 +4463,7 @@ int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler) 
 
 int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Session_get_info)(session, info_used);
@@ -4147,6 +4476,7 @@ int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used) __attribute__
 
 int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Session_get_nth_pset)(session, info, n, pset_len, pset_name);
@@ -4159,6 +4489,7 @@ int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pse
 
 int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Session_get_num_psets)(session, info, npset_names);
@@ -4171,6 +4502,7 @@ int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_nam
 
 int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Session_get_pset_info)(session, pset_name, info);
@@ -4183,6 +4515,7 @@ int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_In
 
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Session_init)(info, errhandler, session);
@@ -4195,6 +4528,7 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *sess
 
 int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Session_set_errhandler)(session, errhandler);
@@ -4207,6 +4541,7 @@ int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) _
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ssend)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm));
@@ -4219,6 +4554,7 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 
 int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ssend_c)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm));
@@ -4231,6 +4567,7 @@ int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ssend_init)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -4243,6 +4580,7 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 
 int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ssend_init_c)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -4255,6 +4593,7 @@ int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 
 int PMPI_Start(MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Start)(request);
@@ -4267,6 +4606,7 @@ int MPI_Start(MPI_Request *request) __attribute__((alias("PMPI_Start")));
 
 int PMPI_Startall(int count, MPI_Request array_of_requests[])
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Startall)(count, array_of_requests);
@@ -4279,6 +4619,7 @@ int MPI_Startall(int count, MPI_Request array_of_requests[]) __attribute__((alia
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Test)(request, flag, status);
@@ -4291,6 +4632,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) __attribute__(
 
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Test_cancelled)(status, flag);
@@ -4303,6 +4645,7 @@ int MPI_Test_cancelled(const MPI_Status *status, int *flag) __attribute__((alias
 
 int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Testall)(count, array_of_requests, flag, array_of_statuses);
@@ -4315,6 +4658,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Testany)(count, array_of_requests, indx, flag, status);
@@ -4327,6 +4671,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag
 
 int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Testsome)(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
@@ -4357,6 +4702,7 @@ int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void 
 
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Unpublish_name)(service_name, info, port_name);
@@ -4369,6 +4715,7 @@ int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Wait)(request, status);
@@ -4381,6 +4728,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status) __attribute__((alias("PMP
 
 int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Waitall)(count, array_of_requests, array_of_statuses);
@@ -4393,6 +4741,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Waitany)(count, array_of_requests, indx, status);
@@ -4405,6 +4754,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Statu
 
 int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Waitsome)(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
@@ -4417,6 +4767,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Win_allocate_shared)(size, disp_unit, info, GHOST_USER_COMM(comm), baseptr, win);
@@ -4429,6 +4780,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
 
 int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Win_allocate_shared_c)(size, disp_unit, info, GHOST_USER_COMM(comm), baseptr, win);
@@ -4441,6 +4793,7 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
 
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Win_attach)(win, base, size);
@@ -4453,6 +4806,7 @@ int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) __attribute__((alias(
 
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Win_call_errhandler)(win, errorcode);
@@ -4465,6 +4819,7 @@ int MPI_Win_call_errhandler(MPI_Win win, int errorcode) __attribute__((alias("PM
 
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Win_create)(base, size, disp_unit, info, GHOST_USER_COMM(comm), win);
@@ -4477,6 +4832,7 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 
 int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Win_create_c)(base, size, disp_unit, info, GHOST_USER_COMM(comm), win);
@@ -4489,6 +4845,7 @@ int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
 
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Win_create_dynamic)(info, GHOST_USER_COMM(comm), win);
@@ -4501,6 +4858,7 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) __attribu
 
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Win_detach)(win, base);

@@ -25,6 +25,7 @@
 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm));
@@ -37,6 +38,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, GHOST_USER_COMM(comm));
@@ -49,6 +51,7 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Allreduce)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm));
@@ -61,6 +64,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm));
@@ -73,6 +77,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Alltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, GHOST_USER_COMM(comm));
@@ -85,6 +90,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 
 int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Alltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, GHOST_USER_COMM(comm));
@@ -109,6 +115,7 @@ int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val) __attribute__((
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Bcast)(buffer, count, datatype, root, GHOST_USER_COMM(comm));
@@ -121,6 +128,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Bsend)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm));
@@ -133,6 +141,7 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Bsend_init)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -145,6 +154,7 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 
 int PMPI_Buffer_attach(void *buffer, int size)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Buffer_attach)(buffer, size);
@@ -157,6 +167,7 @@ int MPI_Buffer_attach(void *buffer, int size) __attribute__((alias("PMPI_Buffer_
 
 int PMPI_Buffer_detach(void *buffer, int *size)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Buffer_detach)(buffer, size);
@@ -169,6 +180,7 @@ int MPI_Buffer_detach(void *buffer, int *size) __attribute__((alias("PMPI_Buffer
 
 int PMPI_Cancel(MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Cancel)(request);
@@ -187,6 +199,7 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) __attrib
 
 int PMPI_Cart_create(MPI_Comm old_comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Cart_create)(GHOST_USER_COMM(old_comm), ndims, dims, periods, reorder, comm_cart);
@@ -205,6 +218,7 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
 
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Cart_map)(GHOST_USER_COMM(comm), ndims, dims, periods, newrank);
@@ -229,6 +243,7 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int
 
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *new_comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Cart_sub)(GHOST_USER_COMM(comm), remain_dims, new_comm);
@@ -247,6 +262,7 @@ int MPI_Cartdim_get(MPI_Comm comm, int *ndims) __attribute__((alias("PMPI_Cartdi
 
 int PMPI_Close_port(const char *port_name)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Close_port)(port_name);
@@ -259,6 +275,7 @@ int MPI_Close_port(const char *port_name) __attribute__((alias("PMPI_Close_port"
 
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_accept)(port_name, info, root, GHOST_USER_COMM(comm), newcomm);
@@ -271,6 +288,7 @@ int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm com
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_call_errhandler)(GHOST_USER_COMM(comm), errorcode);
@@ -289,6 +307,7 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) __attribute__(
 
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_connect)(port_name, info, root, GHOST_USER_COMM(comm), newcomm);
@@ -301,6 +320,7 @@ int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm co
 
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_create)(GHOST_USER_COMM(comm), group, newcomm);
@@ -313,6 +333,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) __attribu
 
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_create_group)(GHOST_USER_COMM(comm), group, tag, newcomm);
@@ -331,6 +352,7 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) __attribute__((alias("P
 
 int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_disconnect)(comm);
@@ -343,6 +365,7 @@ int MPI_Comm_disconnect(MPI_Comm *comm) __attribute__((alias("PMPI_Comm_disconne
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_dup)(GHOST_USER_COMM(comm), newcomm);
@@ -355,6 +378,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) __attribute__((alias("PMPI_Co
 
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_dup_with_info)(GHOST_USER_COMM(comm), info, newcomm);
@@ -367,6 +391,7 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) __at
 
 int PMPI_Comm_free(MPI_Comm *comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_free)(comm);
@@ -397,6 +422,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group) __attribute__((alias("PMPI_C
 
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_idup)(GHOST_USER_COMM(comm), newcomm, request);
@@ -409,6 +435,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) __attr
 
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_join)(fd, intercomm);
@@ -445,6 +472,7 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val) __att
 
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_set_info)(GHOST_USER_COMM(comm), info);
@@ -469,6 +497,7 @@ int MPI_Comm_size(MPI_Comm comm, int *size) __attribute__((alias("PMPI_Comm_size
 
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_spawn)(command, argv, maxprocs, info, root, GHOST_USER_COMM(comm), intercomm, array_of_errcodes);
@@ -481,6 +510,7 @@ int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info inf
 
 int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_spawn_multiple)(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, GHOST_USER_COMM(comm), intercomm, array_of_errcodes);
@@ -493,6 +523,7 @@ int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_o
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_split)(GHOST_USER_COMM(comm), color, key, newcomm);
@@ -505,6 +536,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) __attri
 
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Comm_split_type)(GHOST_USER_COMM(comm), split_type, key, info, newcomm);
@@ -523,6 +555,7 @@ int MPI_Comm_test_inter(MPI_Comm comm, int *flag) __attribute__((alias("PMPI_Com
 
 int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[], const int degrees[], const int targets[], const int weights[], MPI_Info info, int reorder, MPI_Comm * newcomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Dist_graph_create)(GHOST_USER_COMM(comm_old), n, nodes, degrees, targets, weights, info, reorder, newcomm);
@@ -535,6 +568,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[], const int
 
 int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Dist_graph_create_adjacent)(GHOST_USER_COMM(comm_old), indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
@@ -559,6 +593,7 @@ int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *inneighbors, int *outneig
 
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Exscan)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm));
@@ -571,6 +606,7 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_call_errhandler)(fh, errorcode);
@@ -583,6 +619,7 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode) __attribute__((alias("P
 
 int PMPI_File_close(MPI_File *fh)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_close)(fh);
@@ -595,6 +632,7 @@ int MPI_File_close(MPI_File *fh) __attribute__((alias("PMPI_File_close")));
 
 int PMPI_File_create_errhandler(MPI_File_errhandler_function *function, MPI_Errhandler *errhandler)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_create_errhandler)(function, errhandler);
@@ -607,6 +645,7 @@ int MPI_File_create_errhandler(MPI_File_errhandler_function *function, MPI_Errha
 
 int PMPI_File_delete(const char *filename, MPI_Info info)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_delete)(filename, info);
@@ -619,6 +658,7 @@ int MPI_File_delete(const char *filename, MPI_Info info) __attribute__((alias("P
 
 int PMPI_File_get_amode(MPI_File fh, int *amode)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_amode)(fh, amode);
@@ -631,6 +671,7 @@ int MPI_File_get_amode(MPI_File fh, int *amode) __attribute__((alias("PMPI_File_
 
 int PMPI_File_get_atomicity(MPI_File fh, int *flag)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_atomicity)(fh, flag);
@@ -643,6 +684,7 @@ int MPI_File_get_atomicity(MPI_File fh, int *flag) __attribute__((alias("PMPI_Fi
 
 int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_byte_offset)(fh, offset, disp);
@@ -655,6 +697,7 @@ int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp) _
 
 int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_errhandler)(file, errhandler);
@@ -667,6 +710,7 @@ int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler) __attribu
 
 int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_group)(fh, group);
@@ -679,6 +723,7 @@ int MPI_File_get_group(MPI_File fh, MPI_Group *group) __attribute__((alias("PMPI
 
 int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_info)(fh, info_used);
@@ -691,6 +736,7 @@ int MPI_File_get_info(MPI_File fh, MPI_Info *info_used) __attribute__((alias("PM
 
 int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_position)(fh, offset);
@@ -703,6 +749,7 @@ int MPI_File_get_position(MPI_File fh, MPI_Offset *offset) __attribute__((alias(
 
 int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_position_shared)(fh, offset);
@@ -715,6 +762,7 @@ int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset) __attribute__(
 
 int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_size)(fh, size);
@@ -727,6 +775,7 @@ int MPI_File_get_size(MPI_File fh, MPI_Offset *size) __attribute__((alias("PMPI_
 
 int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_type_extent)(fh, datatype, extent);
@@ -739,6 +788,7 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exten
 
 int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_get_view)(fh, disp, etype, filetype, datarep);
@@ -751,6 +801,7 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Da
 
 int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iread)(fh, buf, count, datatype, request);
@@ -763,6 +814,7 @@ int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI
 
 int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iread_all)(fh, buf, count, datatype, request);
@@ -775,6 +827,7 @@ int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
 
 int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iread_at)(fh, offset, buf, count, datatype, request);
@@ -787,6 +840,7 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_
 
 int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iread_at_all)(fh, offset, buf, count, datatype, request);
@@ -799,6 +853,7 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, 
 
 int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iread_shared)(fh, buf, count, datatype, request);
@@ -811,6 +866,7 @@ int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype dataty
 
 int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iwrite)(fh, buf, count, datatype, request);
@@ -823,6 +879,7 @@ int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype dataty
 
 int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iwrite_all)(fh, buf, count, datatype, request);
@@ -835,6 +892,7 @@ int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype da
 
 int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iwrite_at)(fh, offset, buf, count, datatype, request);
@@ -847,6 +905,7 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int coun
 
 int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iwrite_at_all)(fh, offset, buf, count, datatype, request);
@@ -859,6 +918,7 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int 
 
 int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_iwrite_shared)(fh, buf, count, datatype, request);
@@ -871,6 +931,7 @@ int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype
 
 int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_open)(GHOST_USER_COMM(comm), filename, amode, info, fh);
@@ -883,6 +944,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
 
 int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_preallocate)(fh, size);
@@ -895,6 +957,7 @@ int MPI_File_preallocate(MPI_File fh, MPI_Offset size) __attribute__((alias("PMP
 
 int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read)(fh, buf, count, datatype, status);
@@ -907,6 +970,7 @@ int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_
 
 int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_all)(fh, buf, count, datatype, status);
@@ -919,6 +983,7 @@ int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, 
 
 int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_all_begin)(fh, buf, count, datatype);
@@ -931,6 +996,7 @@ int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype data
 
 int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_all_end)(fh, buf, status);
@@ -943,6 +1009,7 @@ int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status) __attribut
 
 int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_at)(fh, offset, buf, count, datatype, status);
@@ -955,6 +1022,7 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_D
 
 int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_at_all)(fh, offset, buf, count, datatype, status);
@@ -967,6 +1035,7 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, M
 
 int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_at_all_begin)(fh, offset, buf, count, datatype);
@@ -979,6 +1048,7 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int co
 
 int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_at_all_end)(fh, buf, status);
@@ -991,6 +1061,7 @@ int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status) __attri
 
 int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_ordered)(fh, buf, count, datatype, status);
@@ -1003,6 +1074,7 @@ int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype dataty
 
 int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_ordered_begin)(fh, buf, count, datatype);
@@ -1015,6 +1087,7 @@ int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype 
 
 int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_ordered_end)(fh, buf, status);
@@ -1027,6 +1100,7 @@ int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status) __attr
 
 int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_read_shared)(fh, buf, count, datatype, status);
@@ -1039,6 +1113,7 @@ int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatyp
 
 int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_seek)(fh, offset, whence);
@@ -1051,6 +1126,7 @@ int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) __attribute__((ali
 
 int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_seek_shared)(fh, offset, whence);
@@ -1063,6 +1139,7 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) __attribute
 
 int PMPI_File_set_atomicity(MPI_File fh, int flag)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_set_atomicity)(fh, flag);
@@ -1075,6 +1152,7 @@ int MPI_File_set_atomicity(MPI_File fh, int flag) __attribute__((alias("PMPI_Fil
 
 int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_set_errhandler)(file, errhandler);
@@ -1087,6 +1165,7 @@ int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) __attribut
 
 int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_set_info)(fh, info);
@@ -1099,6 +1178,7 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info) __attribute__((alias("PMPI_Fil
 
 int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_set_size)(fh, size);
@@ -1111,6 +1191,7 @@ int MPI_File_set_size(MPI_File fh, MPI_Offset size) __attribute__((alias("PMPI_F
 
 int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_set_view)(fh, disp, etype, filetype, datarep, info);
@@ -1123,6 +1204,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
 
 int PMPI_File_sync(MPI_File fh)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_sync)(fh);
@@ -1135,6 +1217,7 @@ int MPI_File_sync(MPI_File fh) __attribute__((alias("PMPI_File_sync")));
 
 int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write)(fh, buf, count, datatype, status);
@@ -1147,6 +1230,7 @@ int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatyp
 
 int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_all)(fh, buf, count, datatype, status);
@@ -1159,6 +1243,7 @@ int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype dat
 
 int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_all_begin)(fh, buf, count, datatype);
@@ -1171,6 +1256,7 @@ int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Dataty
 
 int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_all_end)(fh, buf, status);
@@ -1183,6 +1269,7 @@ int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status) __a
 
 int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_at)(fh, offset, buf, count, datatype, status);
@@ -1195,6 +1282,7 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count
 
 int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_at_all)(fh, offset, buf, count, datatype, status);
@@ -1207,6 +1295,7 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int c
 
 int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_at_all_begin)(fh, offset, buf, count, datatype);
@@ -1219,6 +1308,7 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf,
 
 int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_at_all_end)(fh, buf, status);
@@ -1231,6 +1321,7 @@ int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status) 
 
 int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_ordered)(fh, buf, count, datatype, status);
@@ -1243,6 +1334,7 @@ int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype
 
 int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_ordered_begin)(fh, buf, count, datatype);
@@ -1255,6 +1347,7 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Da
 
 int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_ordered_end)(fh, buf, status);
@@ -1267,6 +1360,7 @@ int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 
 int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_File_write_shared)(fh, buf, count, datatype, status);
@@ -1279,6 +1373,7 @@ int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype 
 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Gather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm));
@@ -1291,6 +1386,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Gatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, GHOST_USER_COMM(comm));
@@ -1303,6 +1399,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Graph_create)(GHOST_USER_COMM(comm_old), nnodes, index, edges, reorder, comm_graph);
@@ -1321,6 +1418,7 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int ed
 
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Graph_map)(GHOST_USER_COMM(comm), nnodes, index, edges, newrank);
@@ -1351,6 +1449,7 @@ int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) __attribute__((al
 
 int PMPI_Grequest_complete(MPI_Request request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Grequest_complete)(request);
@@ -1363,6 +1462,7 @@ int MPI_Grequest_complete(MPI_Request request) __attribute__((alias("PMPI_Greque
 
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Grequest_start)(query_fn, free_fn, cancel_fn, extra_state, request);
@@ -1375,6 +1475,7 @@ int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_
 
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iallgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), request);
@@ -1387,6 +1488,7 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
 int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iallgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, GHOST_USER_COMM(comm), request);
@@ -1399,6 +1501,7 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iallreduce)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm), request);
@@ -1411,6 +1514,7 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ialltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), request);
@@ -1423,6 +1527,7 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 
 int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ialltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, GHOST_USER_COMM(comm), request);
@@ -1435,6 +1540,7 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 
 int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ialltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, GHOST_USER_COMM(comm), request);
@@ -1447,6 +1553,7 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ibarrier)(GHOST_USER_COMM(comm), request);
@@ -1459,6 +1566,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) __attribute__((alias("PMPI
 
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ibcast)(buffer, count, datatype, root, GHOST_USER_COMM(comm), request);
@@ -1471,6 +1579,7 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ibsend)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -1483,6 +1592,7 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iexscan)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm), request);
@@ -1495,6 +1605,7 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Igather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm), request);
@@ -1507,6 +1618,7 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Igatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, GHOST_USER_COMM(comm), request);
@@ -1519,6 +1631,7 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Improbe)(source, tag, GHOST_USER_COMM(comm), flag, message, status);
@@ -1531,6 +1644,7 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
 
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Imrecv)(buf, count, type, message, request);
@@ -1543,6 +1657,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MP
 
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ineighbor_allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), request);
@@ -1555,6 +1670,7 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 
 int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ineighbor_allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, GHOST_USER_COMM(comm), request);
@@ -1567,6 +1683,7 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 
 int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ineighbor_alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm), request);
@@ -1579,6 +1696,7 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 
 int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ineighbor_alltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, GHOST_USER_COMM(comm), request);
@@ -1591,6 +1709,7 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 
 int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ineighbor_alltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, GHOST_USER_COMM(comm), request);
@@ -1603,6 +1722,7 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Intercomm_create)(GHOST_USER_COMM(local_comm), local_leader, GHOST_USER_COMM(bridge_comm), remote_leader, tag, newintercomm);
@@ -1615,6 +1735,7 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_
 
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintercomm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Intercomm_merge)(GHOST_USER_COMM(intercomm), high, newintercomm);
@@ -1627,6 +1748,7 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintercomm) __
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iprobe)(source, tag, GHOST_USER_COMM(comm), flag, status);
@@ -1639,6 +1761,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Irecv)(buf, count, datatype, source, tag, GHOST_USER_COMM(comm), request);
@@ -1651,6 +1774,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ireduce)(sendbuf, recvbuf, count, datatype, op, root, GHOST_USER_COMM(comm), request);
@@ -1663,6 +1787,7 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ireduce_scatter)(sendbuf, recvbuf, recvcounts, datatype, op, GHOST_USER_COMM(comm), request);
@@ -1675,6 +1800,7 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ireduce_scatter_block)(sendbuf, recvbuf, recvcount, datatype, op, GHOST_USER_COMM(comm), request);
@@ -1687,6 +1813,7 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Irsend)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -1699,6 +1826,7 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iscan)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm), request);
@@ -1711,6 +1839,7 @@ int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iscatter)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm), request);
@@ -1723,6 +1852,7 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 
 int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Iscatterv)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm), request);
@@ -1735,6 +1865,7 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Isend)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -1747,6 +1878,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Issend)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -1759,6 +1891,7 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Lookup_name)(service_name, info, port_name);
@@ -1771,6 +1904,7 @@ int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) __
 
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Mprobe)(source, tag, GHOST_USER_COMM(comm), message, status);
@@ -1783,6 +1917,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
 
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Mrecv)(buf, count, type, message, status);
@@ -1795,6 +1930,7 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI
 
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm));
@@ -1807,6 +1943,7 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
 
 int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, GHOST_USER_COMM(comm));
@@ -1819,6 +1956,7 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, GHOST_USER_COMM(comm));
@@ -1831,6 +1969,7 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 
 int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_alltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, GHOST_USER_COMM(comm));
@@ -1843,6 +1982,7 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 
 int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Neighbor_alltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, GHOST_USER_COMM(comm));
@@ -1855,6 +1995,7 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
 
 int PMPI_Open_port(MPI_Info info, char *port_name)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Open_port)(info, port_name);
@@ -1879,6 +2020,7 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size) 
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Probe)(source, tag, GHOST_USER_COMM(comm), status);
@@ -1891,6 +2033,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) __attribut
 
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Publish_name)(service_name, info, port_name);
@@ -1903,6 +2046,7 @@ int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_n
 
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Recv)(buf, count, datatype, source, tag, GHOST_USER_COMM(comm), status);
@@ -1915,6 +2059,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Recv_init)(buf, count, datatype, source, tag, GHOST_USER_COMM(comm), request);
@@ -1927,6 +2072,7 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
 
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Reduce)(sendbuf, recvbuf, count, datatype, op, root, GHOST_USER_COMM(comm));
@@ -1939,6 +2085,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Reduce_local)(inbuf, inoutbuf, count, datatype, op);
@@ -1951,6 +2098,7 @@ int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype 
 
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Reduce_scatter)(sendbuf, recvbuf, recvcounts, datatype, op, GHOST_USER_COMM(comm));
@@ -1963,6 +2111,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Reduce_scatter_block)(sendbuf, recvbuf, recvcount, datatype, op, GHOST_USER_COMM(comm));
@@ -1975,6 +2124,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Register_datarep)(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
@@ -1987,6 +2137,7 @@ int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *r
 
 int PMPI_Request_free(MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Request_free)(request);
@@ -1999,6 +2150,7 @@ int MPI_Request_free(MPI_Request *request) __attribute__((alias("PMPI_Request_fr
 
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Request_get_status)(request, flag, status);
@@ -2011,6 +2163,7 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) _
 
 int PMPI_Rsend(const void *ibuf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Rsend)(ibuf, count, datatype, dest, tag, GHOST_USER_COMM(comm));
@@ -2023,6 +2176,7 @@ int MPI_Rsend(const void *ibuf, int count, MPI_Datatype datatype, int dest, int 
 
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Rsend_init)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -2035,6 +2189,7 @@ int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Scan)(sendbuf, recvbuf, count, datatype, op, GHOST_USER_COMM(comm));
@@ -2047,6 +2202,7 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Scatter)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm));
@@ -2059,6 +2215,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Scatterv)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, GHOST_USER_COMM(comm));
@@ -2071,6 +2228,7 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Send)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm));
@@ -2083,6 +2241,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Send_init)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -2095,6 +2254,7 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, i
 
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Sendrecv)(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, GHOST_USER_COMM(comm), status);
@@ -2107,6 +2267,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 
 int PMPI_Sendrecv_replace(void * buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Sendrecv_replace)(buf, count, datatype, dest, sendtag, source, recvtag, GHOST_USER_COMM(comm), status);
@@ -2119,6 +2280,7 @@ int MPI_Sendrecv_replace(void * buf, int count, MPI_Datatype datatype, int dest,
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ssend)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm));
@@ -2131,6 +2293,7 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Ssend_init)(buf, count, datatype, dest, tag, GHOST_USER_COMM(comm), request);
@@ -2143,6 +2306,7 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 
 int PMPI_Start(MPI_Request *request)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Start)(request);
@@ -2155,6 +2319,7 @@ int MPI_Start(MPI_Request *request) __attribute__((alias("PMPI_Start")));
 
 int PMPI_Startall(int count, MPI_Request array_of_requests[])
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Startall)(count, array_of_requests);
@@ -2167,6 +2332,7 @@ int MPI_Startall(int count, MPI_Request array_of_requests[]) __attribute__((alia
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Test)(request, flag, status);
@@ -2179,6 +2345,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) __attribute__(
 
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Test_cancelled)(status, flag);
@@ -2191,6 +2358,7 @@ int MPI_Test_cancelled(const MPI_Status *status, int *flag) __attribute__((alias
 
 int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Testall)(count, array_of_requests, flag, array_of_statuses);
@@ -2203,6 +2371,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Testany)(count, array_of_requests, index, flag, status);
@@ -2215,6 +2384,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 
 int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Testsome)(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
@@ -2239,6 +2409,7 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
 
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Unpublish_name)(service_name, info, port_name);
@@ -2251,6 +2422,7 @@ int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Wait)(request, status);
@@ -2263,6 +2435,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status) __attribute__((alias("PMP
 
 int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Waitall)(count, array_of_requests, array_of_statuses);
@@ -2275,6 +2448,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of
 
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Waitany)(count, array_of_requests, index, status);
@@ -2287,6 +2461,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
 
 int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Waitsome)(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
@@ -2299,6 +2474,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Win_allocate_shared)(size, disp_unit, info, GHOST_USER_COMM(comm), baseptr, win);
@@ -2311,6 +2487,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
 
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Win_attach)(win, base, size);
@@ -2323,6 +2500,7 @@ int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) __attribute__((alias(
 
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Win_call_errhandler)(win, errorcode);
@@ -2335,6 +2513,7 @@ int MPI_Win_call_errhandler(MPI_Win win, int errorcode) __attribute__((alias("PM
 
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Win_create)(base, size, disp_unit, info, GHOST_USER_COMM(comm), win);
@@ -2347,6 +2526,7 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Win_create_dynamic)(info, GHOST_USER_COMM(comm), win);
@@ -2359,6 +2539,7 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) __attribu
 
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
+    GHOST_CALL_BEGINS();
     if (GHOST_PROFILING()) {
         uint64_t t0 = ghost_prof_enter();
         int rc = GHOST_REAL(MPI_Win_detach)(win, base);

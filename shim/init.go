@@ -188,6 +188,7 @@ func ghostAfterInit(provided C.int) C.int {
 		return rc
 	}
 	node := layout.Nodes[layout.NodeOf[self.worldRank]]
+	C.ghost_node_ghosts = C.int(len(node.Ghosts))
 	if rc := C.ghost_life_setup(self.node, C.int(local), C.int(len(node.Ghosts)+len(node.Users)), C.int(len(node.Ghosts)), boolInt(isGhost)); rc != C.MPI_SUCCESS {
 		return rc
 	}
