@@ -40,31 +40,31 @@ static __thread unsigned empty_polls;
 static __thread unsigned empty_yields;
 
 /* Doze: after DOZE_AFTER_YIELDS yields in a row inside one MPI call
- * (ghost_calls_begun), a few hundred microseconds of waiting, a user that waits on a host with more
- * runnable tasks than cores sleeps instead of yielding. A yield keeps the
- * task runnable on its core: with 2 users and 1 ghost on 2 cores, a user
- * that waits in a barrier while its neighbour streams operations through
- * the ghost kept one core for itself while the neighbour and the ghost took
+ * (ghost_calls_begun), about a millisecond of waiting, a user sleeps
+ * instead of yielding, while a ghost of its node is awake and the host has
+ * more runnable tasks than this process has CPUs. A yield keeps the task
+ * runnable on its core: with 2 users and 1 ghost on 2 cores, a user that
+ * waits in a barrier while its neighbour streams operations through the
+ * ghost kept one core for itself while the neighbour and the ghost took
  * turns on the other. Asleep, it leaves its core idle, and the scheduler
  * moves one of them there. The first sleep is DOZE_FIRST_NS, and each
  * further one in the same wait twice the last, up to DOZE_MAX_NS: the
  * longer the core stays idle, the likelier the scheduler is to move a task
- * that ran there a moment ago (it keeps such tasks where their caches are),
- * while a wait that ends soon after it began to doze ends at most a short
- * sleep late. The sleeps run with a timer slack of DOZE_SLACK_NS instead
- * of the thread's own (50 us by default, restored after each sleep: it is
- * the application's), so that they end when asked
- * (bench/results/2026-11-27-user-doze.md).
+ * that ran there a moment ago (it keeps such tasks where their caches are).
+ * The sleeps run with a timer slack of DOZE_SLACK_NS instead of the
+ * thread's own (50 us by default, restored after each sleep: it is the
+ * application's), so that they end when asked.
  *
- * Only while a ghost of this node is awake: the core that a sleeping user
- * leaves goes to whoever is runnable, and where the other tasks are not
- * Ghost's (a program beside the job, a busy neighbour in a ping-pong) the
- * user then waits for its core back at the end of its wait. A ping-pong of
- * two users beside a busy loop on 2 CPUs took 3.5 us a message with the
- * doze and 1.3 without, its ghost asleep all along
- * (bench/results/2026-11-27-user-doze.md). */
+ * A wait that ends while the user sleeps ends late, and the core it left
+ * may have gone to a task that is not Ghost's, which the user then waits
+ * for. Hence the conditions: one call, so that a run of short waits (MPICH's
+ * shared-memory messages complete without an event of its UCX progress) is
+ * not taken for one long wait; an awake ghost, so that a program beside the
+ * job, or a neighbour in a ping-pong, does not take the core; and a
+ * millisecond, so that the barriers of balanced steps, which wait for a few
+ * hundred microseconds, keep their yields (bench/results/2026-11-27-user-doze.md). */
 enum {
-    DOZE_AFTER_YIELDS = 32,
+    DOZE_AFTER_YIELDS = 128,
     DOZE_FIRST_NS = 20000,
     DOZE_MAX_NS = 160000,
     DOZE_SLACK_NS = 1000,

@@ -311,7 +311,7 @@ var Vars = []Var{
 	},
 	{
 		Name: "GHOST_USER_YIELD", ReadBy: "library (users)", Accepted: "a non-negative integer (0 never yields)", Default: "64",
-		Doc: "How many empty MPICH progress polls a user process makes, while it waits inside a blocking MPI call, before it yields its core with sched_yield; after 32 yields in a row on a host with more runnable tasks than CPUs it sleeps instead (20 us, doubling up to 160 us). Keeps waiting users from starving the ghosts and ranks they wait for when cores are shared.",
+		Doc: "How many empty MPICH progress polls a user process makes, while it waits inside a blocking MPI call, before it yields its core with sched_yield; after 128 yields in a row within one call, while a ghost of its node is awake on a host with more runnable tasks than CPUs, it sleeps instead (20 us, doubling up to 160 us). Keeps waiting users from starving the ghosts and ranks they wait for when cores are shared.",
 		set: func(c *Config, v string) bool {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil || n < 0 {
