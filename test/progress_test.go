@@ -96,10 +96,11 @@ func TestSleepingGhostLatency(t *testing.T) {
 // yielding (c/politeness.c), so that the processes it waits for get its
 // core. The job runs on 2 CPUs: rank 1 and the ghost serve a stream of
 // accumulates to rank 0, which waits in MPI_Barrier for 400 ms. A waiter
-// that only yields kept its core: it used 244 and 318 ms of CPU in that
-// wait, and rank 1 completed 62-75 thousand operations; dozing, it used
-// 31-44 ms, and rank 1 completed 153-170 thousand. The test judges the
-// waiter's CPU share, which does not depend on the machine's speed.
+// that only yields kept its core: it used 303-323 ms of CPU in that wait,
+// and rank 1 completed 40-75 thousand operations; dozing, it used 15-20
+// ms, and rank 1 completed 187-226 thousand
+// (bench/results/2026-11-27-user-doze.md). The test judges the waiter's
+// CPU share, which does not depend on the machine's speed.
 func TestWaitingUserLeavesItsCore(t *testing.T) {
 	needMPI(t)
 	if runtime.NumCPU() < 2 {
