@@ -635,6 +635,7 @@ int ghost_windows_managed = 0;
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                       MPI_Win *win)
 {
+    GHOST_CALL_BEGINS(); /* a collective: it may wait */
     if (!ghost_windows_managed) /* before MPI_Init, or GHOST_NG=0 with GHOST_NODE_LOCAL=off */
         return GHOST_REAL(MPI_Win_allocate)(size, disp_unit, info, comm, baseptr, win);
     return win_allocate(size, disp_unit, info, comm, baseptr, win);
@@ -646,6 +647,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                         void *baseptr, MPI_Win *win)
 {
+    GHOST_CALL_BEGINS();
     if (!ghost_windows_managed)
         return GHOST_REAL(MPI_Win_allocate_c)(size, disp_unit, info, comm, baseptr, win);
     return win_allocate(size, disp_unit, info, comm, baseptr, win);

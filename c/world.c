@@ -156,6 +156,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 int PMPI_Finalize(void)
 {
+    GHOST_CALL_BEGINS(); /* a collective: it may wait */
     ghostBeforeFinalize();
     return GHOST_REAL(MPI_Finalize)();
 }
