@@ -106,6 +106,12 @@ type Predictor struct {
 	// weight is what the standing vote has at stake, as a share of the
 	// interval that cast it (Ballot).
 	weight float64
+	// pricedBy is how many operations the latest redirected interval
+	// issued: the evidence behind perOp[redirected] (doubt).
+	pricedBy uint64
+	// stallDebt is what the stalls that the estimate kept direct have cost
+	// since it was last measured or doubted, in ticks (doubt).
+	stallDebt float64
 }
 
 // Paths of perOp.
@@ -130,6 +136,9 @@ func (p *Predictor) learn(iv Interval) {
 		spent = iv.RMA
 	}
 	p.perOp[path] = blend(p.perOp[path], float64(spent)/float64(ops))
+	if path == redirected {
+		p.pricedBy, p.stallDebt = ops, 0
+	}
 	if path == direct {
 		share := 0.0
 		if !iv.Over {
@@ -286,7 +295,7 @@ func (p *Predictor) Observe(iv Interval) bool {
 		p.on = true
 	}
 	if measured && stalled && !p.on && float64(iv.Stall) >= DoubtStallShare*float64(iv.Span) {
-		p.doubt()
+		p.doubt(iv)
 	}
 	p.weight = p.stake(iv)
 	p.stalledLast = measured && stalled // after pays, which reads the interval before
@@ -310,13 +319,38 @@ const DoubtStallShare = 2 * MinStallShare
 // multiphase benchmark's computation phase direct for all of its steps,
 // since only redirecting again could correct it. A phase of stalls thus
 // retries redirection after a few intervals, and what it measures there
-// becomes the estimate; rare stalled intervals, such as NWChem's, leave
-// the estimate nearly whole.
-func (p *Predictor) doubt() {
-	if p.perOp[redirected] > p.perOp[direct] && p.perOp[direct] > 0 {
-		p.perOp[redirected] = p.perOp[direct] + (p.perOp[redirected]-p.perOp[direct])/2
+// becomes the estimate.
+//
+// How fast depends on the evidence behind the estimate. One priced by
+// fewer than TrustedOps operations is halved at every such interval. One
+// priced by more is a measurement, not an accident: it is halved only
+// once the stalls it kept direct since then have cost as much as
+// redirecting this interval's operations would, by that estimate (a retry
+// is then no dearer than what waiting has lost). NWChem's ethanol SCF on 2
+// fake nodes stalls for 10-25% of many of its 1-3 ms intervals between
+// Global Arrays syncs, 0.3-0.5 ms each, against a measured extra cost of
+// about 2 ms a step (500 operations through the ghost); halving at each
+// one retried redirection about every third sync, at two to three times
+// the direct path's time for the step it ran redirected.
+func (p *Predictor) doubt(iv Interval) {
+	if p.perOp[redirected] <= p.perOp[direct] || p.perOp[direct] == 0 {
+		return
 	}
+	if p.pricedBy >= TrustedOps {
+		p.stallDebt += float64(iv.Stall)
+		if extra, _ := p.extra(iv.Direct); p.stallDebt < extra {
+			return
+		}
+		p.stallDebt = 0
+	}
+	p.perOp[redirected] = p.perOp[direct] + (p.perOp[redirected]-p.perOp[direct])/2
 }
+
+// TrustedOps is how many operations through the ghosts make their price
+// a measurement that stalls must outweigh before they doubt it (doubt):
+// a step of operations, against the multiphase benchmark's stale estimate
+// from an interval of 3.
+const TrustedOps = 64
 
 // stake is what the vote just cast has at stake over the interval, as a
 // share of it: what redirecting gives back (the interval's stalls, or

@@ -335,6 +335,31 @@ func TestPredictorKeepsTheCostThroughMarginalStalls(t *testing.T) {
 	}
 }
 
+// A price that a step of operations measured is doubted only once the
+// stalls it kept direct have lost what a retry would cost: NWChem's short
+// intervals between syncs, stalled for a fifth of their time, must not
+// retry redirection every few syncs.
+func TestPredictorDoubtsAMeasuredCostByWhatTheStallsLost(t *testing.T) {
+	p := NewPredictor(Thresholds{Low: 0.3, High: 0.6})
+	p.Observe(Interval{Comm: 5, Span: 100})
+	p.Observe(Interval{Comm: 7500, Span: 10000, Redirected: 500}) // 15 per op through the ghost
+	p.Observe(Interval{Comm: 150, Span: 2000, Direct: 150})       // 1 per op
+	stalled := Interval{Comm: 150, Span: 2000, Stall: 400, Direct: 150}
+	// 14 extra per op, 2100 for the interval: halved after 6 stalled
+	// intervals (2400 lost), after 3 more (1050), after 2 more (525); the
+	// next one pays at 1.75 per op, 262 against its stall of 400.
+	for i := 1; i <= 12; i++ {
+		on := p.Observe(stalled)
+		if on && i < 12 {
+			t.Fatalf("on after %d stalled intervals: a measured cost was doubted too fast (per op %v)", i, p.perOp)
+		}
+		if on {
+			return
+		}
+	}
+	t.Fatalf("12 stalled intervals stayed off (per op %v)", p.perOp)
+}
+
 func TestPredictorDoubtsAStaleCost(t *testing.T) {
 	p := NewPredictor(Thresholds{Low: 0.3, High: 0.6})
 	p.Observe(Interval{Comm: 5, Span: 100})

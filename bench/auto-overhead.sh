@@ -16,6 +16,10 @@
 # Environment:
 #   AUTO_OVERHEAD_PREFIX  where to write PREFIX.md (default
 #                         bench/results/DATE-auto-overhead)
+#   AUTO_OVERHEAD_CONFIGS the environments to run, by name, separated by
+#                         spaces (default all: on on+profile auto
+#                         auto-noquiesce off), in that order; ratios are
+#                         to the first
 #   GHOST_BUILD           the build/ with libghost.so and ghost (default ./build)
 set -eu
 cd "$(dirname "$0")/.."
@@ -36,6 +40,12 @@ on+profile:GHOST_ASYNC=on GHOST_PROFILE=1
 auto:GHOST_ASYNC=auto
 auto-noquiesce:GHOST_ASYNC=auto GHOST_QUIESCE=off
 off:GHOST_ASYNC=off'
+if [ -n "${AUTO_OVERHEAD_CONFIGS:-}" ]; then
+	picked=$(for want in $AUTO_OVERHEAD_CONFIGS; do echo "$configs" | awk -F: -v w="$want" '$1 == w'; done)
+	[ -n "$picked" ] || { echo "auto-overhead: AUTO_OVERHEAD_CONFIGS=\"$AUTO_OVERHEAD_CONFIGS\" names none of: $(echo "$configs" | cut -d: -f1 | tr '\n' ' ')" >&2; exit 1; }
+	configs=$picked
+fi
+reference=$(echo "$configs" | head -1 | cut -d: -f1)
 # median NAME: the median of NAME's samples.
 median() { awk -v c="$1" '$1 == c {print $2}' "$work/times" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 r=1
@@ -61,15 +71,15 @@ done
 	[ "$builds" = "$build" ] || echo "- other: $3"
 	echo "- command: ghost run -n 2 -g 1 --hosts nodeA:2,nodeB:2 -- nwchem.mpich $input.nw, $rounds rounds, configurations interleaved"
 	echo
-	echo "| config | environment | median ms | ratio to on | samples ms |"
+	echo "| config | environment | median ms | ratio to $reference | samples ms |"
 	echo "|---|---|--:|--:|---|"
-	on=$(median on)
+	ref=$(median "$reference")
 	for b in $builds; do
 		label=; [ "$b" = "$build" ] || label=other:
 		echo "$configs" | while IFS=: read -r name envs; do
 			samples=$(awk -v c="$label$name" '$1 == c {printf "%s ", $2}' "$work/times")
 			median=$(median "$label$name")
-			echo "| $label$name | \`$envs\` | $median | $(awk -v m="$median" -v o="$on" 'BEGIN {printf "%.3f", m / o}') | $samples|"
+			echo "| $label$name | \`$envs\` | $median | $(awk -v m="$median" -v o="$ref" 'BEGIN {printf "%.3f", m / o}') | $samples|"
 		done
 	done
 } > "$prefix.md"
