@@ -8,12 +8,14 @@ import "time"
 // StallShare of it; back to the direct path when its operations through
 // the ghosts cost that share of it more than the direct path's cost per
 // operation (Predictor.Direct) would have, and more than the stalls the
-// direct path last showed. An attempt waits Deadline at most for every
+// direct path last showed. A stretch as short as Glimpse speaks too, once
+// what it lost holds StallShare of Evidence: the evidence that a full
+// stretch needs, in less time. An attempt waits Deadline at most for every
 // user to be quiet; after a failed one the process waits Evidence before
 // the next, doubling up to BackoffMax.
 type QuiescePolicy struct {
-	Evidence, Deadline, BackoffMax time.Duration
-	StallShare                     float64
+	Evidence, Glimpse, Deadline, BackoffMax time.Duration
+	StallShare                              float64
 }
 
 // QuiesceDeadline is how long an attempt waits for the users to be quiet:
@@ -30,11 +32,18 @@ const QuiesceDeadline = 20 * time.Millisecond
 //   - over a twentieth of the interval (50 ms at the default 1 s), and at
 //     least twice the deadline, so that what an attempt may cost the others
 //     is small beside the stalls it saves;
+//   - or over a quarter of that, when the stalls already hold the share
+//     of a full stretch: ARMCI-MPI's NXTASK stalls for a third of its
+//     time on the task counter from its first claim, and waiting out the
+//     full stretch cost it about 20 ms of stalls per rank, some 5% of the
+//     job on 2 fake nodes;
 //   - a process that keeps failing (a user that computes with operations
 //     in flight, or holds a lock) tries at most once per interval.
 func Quiescence(predict time.Duration) QuiescePolicy {
+	evidence := max(predict/20, 2*QuiesceDeadline)
 	return QuiescePolicy{
-		Evidence:   max(predict/20, 2*QuiesceDeadline),
+		Evidence:   evidence,
+		Glimpse:    evidence / 4,
 		Deadline:   QuiesceDeadline,
 		BackoffMax: max(predict, 2*QuiesceDeadline),
 		StallShare: 2 * MinStallShare,

@@ -44,7 +44,9 @@
  *
  * The rules are the predictor's (adapt/predict.go), over the stretch since
  * the window last passed an agreement point, and each must hold for
- * ghost_quiesce_evidence_ticks at least:
+ * ghost_quiesce_evidence_ticks at least, or for ghost_quiesce_glimpse_ticks
+ * when the share it found already amounts to that share of a full stretch
+ * (a strong signal needs less time to stand out of the noise):
  *  - stalls (the window runs direct): its completions waited for a target
  *    that computes outside MPI for ghost_quiesce_stall_permille of the
  *    stretch. Redirection would give them back.
@@ -81,7 +83,8 @@ uint64_t ghost_quiesce_flip_ticks = 0;
  * how long a stretch without barriers the stalls must cover, the share of
  * it they must hold (per mille), and how long an attempt waits for the
  * acknowledgements. */
-uint64_t ghost_quiesce_evidence_ticks = 0, ghost_quiesce_deadline_ticks = 0, ghost_quiesce_backoff_max_ticks = 0;
+uint64_t ghost_quiesce_evidence_ticks = 0, ghost_quiesce_glimpse_ticks = 0, ghost_quiesce_deadline_ticks = 0,
+         ghost_quiesce_backoff_max_ticks = 0;
 int ghost_quiesce_stall_permille = 1000;
 uint64_t ghost_quiesce_direct_op_ticks = 0;
 int ghost_quiesce_direct_stall_permille = 0;
@@ -418,7 +421,7 @@ void ghost_quiesce_consider(ghost_win_t *w)
     uint64_t weight = 0;
     if (!ghost_quiesce_flip_ticks) {
         uint64_t span = now - w->q_since, floor = (uint64_t)ghost_quiesce_stall_permille;
-        if (span < ghost_quiesce_evidence_ticks)
+        if (span < ghost_quiesce_glimpse_ticks)
             return;
         if (want) {
             weight = w->q_stall * 1000 / span;
@@ -429,6 +432,8 @@ void ghost_quiesce_consider(ghost_win_t *w)
         }
         if (weight < floor || weight <= w->q_weight)
             return;
+        if (span < ghost_quiesce_evidence_ticks && weight * span < floor * ghost_quiesce_evidence_ticks)
+            return; /* a short stretch that has not yet lost what a full one must */
     }
     if (quiet_for(w, want))
         coordinate(w, want, weight);
