@@ -1,6 +1,7 @@
 #!/bin/sh
 # Where GHOST_ASYNC=auto's cost goes when it does not switch: runs one
-# NWChem input of test/apps on 2 fake nodes (1 user and 1 ghost per node,
+# NWChem input of test/apps, or ARMCI-MPI's NXTASK (INPUT nxtask,
+# test/apps/armci/armci_nxtask.c), on 2 fake nodes (1 user and 1 ghost per node,
 # as bench -suite apps-2nodes does) under several environments, rounds
 # interleaved, and writes each one's wall seconds and median. The
 # environments take auto's parts one at a time: static on, on with the
@@ -29,12 +30,20 @@ build=$(cd "${GHOST_BUILD:-build}" && pwd)
 builds=$build
 [ $# -ge 3 ] && builds="$build $(cd "$3" && pwd)"
 prefix=${AUTO_OVERHEAD_PREFIX:-bench/results/$(date -u +%Y-%m-%dT%H%M%SZ)-auto-overhead}
-nwchem=/usr/bin/nwchem.mpich
-[ -x "$nwchem" ] || { echo "auto-overhead: $nwchem not found (apt-get install nwchem-mpich)" >&2; exit 1; }
-[ -f "test/apps/nwchem/$input.nw" ] || { echo "auto-overhead: no input test/apps/nwchem/$input.nw" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp "test/apps/nwchem/$input.nw" "$work"
+if [ "$input" = nxtask ]; then
+	# ARMCI-MPI's NXTASK task loop, as bench -suite apps-2nodes runs it.
+	mpicc -O2 -Itest/apps/armci -o "$work/nxtask" test/apps/armci/armci_nxtask.c -larmci-mpich -lm ||
+		{ echo "auto-overhead: cannot build armci_nxtask.c (apt-get install libarmci-mpi-dev)" >&2; exit 1; }
+	program="$work/nxtask" done_line='nxtask: .* time_s=' title="ARMCI-MPI's NXTASK"
+else
+	nwchem=/usr/bin/nwchem.mpich
+	[ -x "$nwchem" ] || { echo "auto-overhead: $nwchem not found (apt-get install nwchem-mpich)" >&2; exit 1; }
+	[ -f "test/apps/nwchem/$input.nw" ] || { echo "auto-overhead: no input test/apps/nwchem/$input.nw" >&2; exit 1; }
+	cp "test/apps/nwchem/$input.nw" "$work"
+	program="$nwchem $input.nw" done_line='Total (SCF|DFT) energy' title="NWChem $input"
+fi
 configs='on:GHOST_ASYNC=on
 on+profile:GHOST_ASYNC=on GHOST_PROFILE=1
 auto:GHOST_ASYNC=auto
@@ -55,21 +64,21 @@ while [ "$r" -le "$rounds" ]; do
 		echo "$configs" | while IFS=: read -r name envs; do
 			start=$(date +%s%N)
 			(cd "$work" && env $envs GHOST_LIB="$b/libghost.so" \
-				"$b/ghost" run -n 2 -g 1 --hosts nodeA:2,nodeB:2 -- "$nwchem" "$input.nw" < /dev/null > "$work/out.txt" 2>&1) ||
+				"$b/ghost" run -n 2 -g 1 --hosts nodeA:2,nodeB:2 -- $program < /dev/null > "$work/out.txt" 2>&1) ||
 				{ echo "auto-overhead: $label$name failed:" >&2; tail -5 "$work/out.txt" >&2; exit 1; }
-			grep -Eq 'Total (SCF|DFT) energy' "$work/out.txt" || { echo "auto-overhead: $label$name printed no energy" >&2; exit 1; }
+			grep -Eq "$done_line" "$work/out.txt" || { echo "auto-overhead: $label$name did not finish its work" >&2; exit 1; }
 			echo "$label$name $(( ($(date +%s%N) - start) / 1000000 ))" >> "$work/times"
 		done
 	done
 	r=$((r + 1))
 done
 {
-	echo "# Where GHOST_ASYNC=auto's time goes: NWChem $input on 2 fake nodes"
+	echo "# Where GHOST_ASYNC=auto's time goes: $title on 2 fake nodes"
 	echo
 	echo "- $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 	echo "- tree: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (modified)')"
 	[ "$builds" = "$build" ] || echo "- other: $3"
-	echo "- command: ghost run -n 2 -g 1 --hosts nodeA:2,nodeB:2 -- nwchem.mpich $input.nw, $rounds rounds, configurations interleaved"
+	echo "- command: ghost run -n 2 -g 1 --hosts nodeA:2,nodeB:2 -- $(echo "$program" | sed "s|$work/||; s|^/usr/bin/||"), $rounds rounds, configurations interleaved"
 	echo
 	echo "| config | environment | median ms | ratio to $reference | samples ms |"
 	echo "|---|---|--:|--:|---|"
