@@ -89,6 +89,14 @@ void ghost_wake_covered(ghost_win_t *w)
         ghost_wake_target(w, &w->t[COVERED_RANK(list, i)]);
 }
 
+/* Whether some operation to t took the path that the window's state does
+ * not since the last remote flush (t->crossed); a remote flush takes the
+ * mark, as it is about to complete them. */
+static inline int crossed_since_flush(ghost_target_t *t, int remote)
+{
+    return remote ? __atomic_exchange_n(&t->crossed, 0, __ATOMIC_ACQ_REL) : __atomic_load_n(&t->crossed, __ATOMIC_ACQUIRE);
+}
+
 /* Flushes this origin's operations to t on the global window, wherever
  * they went: t's agent, the node's other ghosts when PUT/GET spread, and the
  * other path of GP and of the hardware bypass (rma.c). */
@@ -108,8 +116,14 @@ int ghost_flush_target(ghost_win_t *w, ghost_target_t *t, int (*flush)(int, MPI_
         if (w->quiesce)
             w->q_stall += stall;
     }
-    if (rc == MPI_SUCCESS && (ghost_gp_enabled || (ghost_hw_bypass && w->redirect)))
+    /* Only a remote flush applies the accumulates at the target; a local
+     * one completes there what returned a result. */
+    int remote = flush == GHOST_REAL(MPI_Win_flush);
+    if (rc == MPI_SUCCESS && crossed_since_flush(t, remote)) {
         rc = P2P(flush(main_rank == t->self ? t->bound : t->self, w->gwin));
+        if (rc != MPI_SUCCESS && remote)
+            __atomic_store_n(&t->crossed, 1, __ATOMIC_RELEASE);
+    }
     if (w->redirect && spreads(t))
         for (int i = 0; i < t->nghosts && rc == MPI_SUCCESS; i++)
             if (t->ghosts[i] != t->bound)
@@ -124,9 +138,6 @@ int ghost_flush_target(ghost_win_t *w, ghost_target_t *t, int (*flush)(int, MPI_
             }
     }
     ghost_waiting_on = waiting;
-    /* Only a remote flush applies the accumulates at the target; a local
-     * one completes there what returned a result. */
-    int remote = flush == GHOST_REAL(MPI_Win_flush);
     if (rc == MPI_SUCCESS && remote)
         t->acc_pending = t->stale = 0;
     if (rc == MPI_SUCCESS && w->quiesce && t->ops_pending) {

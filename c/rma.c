@@ -206,8 +206,9 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
 /* Counts an operation MPICH accepted (counters.h), and records its target
  * for the next flush_all or fence (ghost_touch): it took the direct path
  * when it went to the target itself (redirection off, GP's other path, a
- * hardware bypass), the ghost path otherwise. MPI_PROC_NULL moves nothing
- * and is not counted. */
+ * hardware bypass), the ghost path otherwise; and whether that path is not
+ * the window's state (crossed), for the next flushes of the target.
+ * MPI_PROC_NULL moves nothing and is not counted. */
 #define COUNT_OP(op, target, rank, bytes)                                     \
     do {                                                                     \
         if ((target) != MPI_PROC_NULL) {                                     \
@@ -216,6 +217,8 @@ static inline int translate_spread(ghost_win_t *w, int *rank, MPI_Aint *disp, MP
                                                             : GHOST_PATH_GHOST, \
                            bytes);                                           \
             ghost_touch(w_, target);                                         \
+            if (((rank) == w_->t[target].self) == (w_->redirect != 0))       \
+                __atomic_store_n(&w_->t[target].crossed, 1, __ATOMIC_RELEASE); \
             if ((op) != GHOST_OP_PUT && (op) != GHOST_OP_GET)                \
                 w_->t[target].acc_pending = 1;                               \
             if (w_->quiesce) {                                               \

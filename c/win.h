@@ -109,6 +109,13 @@ typedef struct {
      * flush until the next remote one covers the target itself and every
      * ghost of its node. */
     int stale;
+    /* An operation to it took the path that the window's state does not
+     * (GP's other path, the hardware bypass) since this origin's last
+     * remote flush of it: until the next one, flushes cover that path too
+     * (ghost_flush_target). Set after MPICH accepted the operation, and
+     * cleared before the flush that completes it, so that a thread's
+     * operation is never left out of both. */
+    int crossed;
     /* Its quiescence words (quiesce.h) in the memory this process maps:
      * for a target on this node, whatever its size; NULL otherwise. */
     struct ghost_qline *qline;
