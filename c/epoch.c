@@ -91,10 +91,13 @@ void ghost_wake_covered(ghost_win_t *w)
 
 /* Whether some operation to t took the path that the window's state does
  * not since the last remote flush (t->crossed); a remote flush takes the
- * mark, as it is about to complete them. */
+ * mark, as it is about to complete them. The plain load first spares the
+ * common case, no mark, a locked exchange. */
 static inline int crossed_since_flush(ghost_target_t *t, int remote)
 {
-    return remote ? __atomic_exchange_n(&t->crossed, 0, __ATOMIC_ACQ_REL) : __atomic_load_n(&t->crossed, __ATOMIC_ACQUIRE);
+    if (!__atomic_load_n(&t->crossed, __ATOMIC_ACQUIRE))
+        return 0;
+    return remote ? __atomic_exchange_n(&t->crossed, 0, __ATOMIC_ACQ_REL) : 1;
 }
 
 /* Flushes this origin's operations to t on the global window, wherever
