@@ -327,11 +327,9 @@ const DoubtStallShare = 2 * MinStallShare
 // once the stalls it kept direct since then have cost as much as
 // redirecting this interval's operations would, by that estimate (a retry
 // is then no dearer than what waiting has lost). NWChem's ethanol SCF on 2
-// fake nodes stalls for 10-25% of many of its 1-3 ms intervals between
-// Global Arrays syncs, 0.3-0.5 ms each, against a measured extra cost of
-// about 2 ms a step (500 operations through the ghost); halving at each
-// one retried redirection about every third sync, at two to three times
-// the direct path's time for the step it ran redirected.
+// fake nodes stalls for 0.1-3 ms in many of its 2-10 ms intervals between
+// Global Arrays syncs, while a step it runs redirected takes 8-35 ms;
+// halving at each of those stalls retried redirection every few syncs.
 func (p *Predictor) doubt(iv Interval) {
 	if p.perOp[redirected] <= p.perOp[direct] || p.perOp[direct] == 0 {
 		return
