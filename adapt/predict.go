@@ -331,12 +331,12 @@ const DoubtStallShare = 2 * MinStallShare
 // Global Arrays syncs, while a step it runs redirected takes 8-35 ms;
 // halving at each of those stalls retried redirection every few syncs.
 func (p *Predictor) doubt(iv Interval) {
-	if p.perOp[redirected] <= p.perOp[direct] || p.perOp[direct] == 0 {
+	extra, known := p.extra(iv.Direct) // a doubted interval ran direct: iv.Direct > 0
+	if !known || extra <= 0 {
 		return
 	}
 	if p.pricedBy >= TrustedOps {
-		p.stallDebt += float64(iv.Stall)
-		if extra, _ := p.extra(iv.Direct); p.stallDebt < extra {
+		if p.stallDebt += float64(iv.Stall); p.stallDebt < extra {
 			return
 		}
 		p.stallDebt = 0
