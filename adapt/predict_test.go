@@ -180,7 +180,7 @@ func TestPredictorWeighsStallsAgainstRedirection(t *testing.T) {
 				p.Observe(iv)
 			}
 			if got := p.Observe(tt.iv); got != tt.want {
-				t.Fatalf("Observe(%+v) = %v, want %v (per op: %v)", tt.iv, got, tt.want, p.perOp)
+				t.Fatalf("Observe(%+v) = %v, want %v (per op: %v)", tt.iv, got, tt.want, p.perOp())
 			}
 		})
 	}
@@ -310,7 +310,8 @@ func TestPredictorBallot(t *testing.T) {
 				p.Observe(tt.iv)
 			}
 			if got := p.Ballot(); got != tt.want {
-				t.Fatalf("Ballot() = %d, want %d (per op %v, stall share %g)", got, tt.want, p.perOp, p.stallShare)
+				_, share := p.Direct()
+				t.Fatalf("Ballot() = %d, want %d (per op %v, stall share %g)", got, tt.want, p.perOp(), share)
 			}
 		})
 	}
@@ -351,13 +352,13 @@ func TestPredictorDoubtsAMeasuredCostByWhatTheStallsLost(t *testing.T) {
 	for i := 1; i <= 12; i++ {
 		on := p.Observe(stalled)
 		if on && i < 12 {
-			t.Fatalf("on after %d stalled intervals: a measured cost was doubted too fast (per op %v)", i, p.perOp)
+			t.Fatalf("on after %d stalled intervals: a measured cost was doubted too fast (per op %v)", i, p.perOp())
 		}
 		if on {
 			return
 		}
 	}
-	t.Fatalf("12 stalled intervals stayed off (per op %v)", p.perOp)
+	t.Fatalf("12 stalled intervals stayed off (per op %v)", p.perOp())
 }
 
 func TestPredictorDoubtsAStaleCost(t *testing.T) {
@@ -377,5 +378,5 @@ func TestPredictorDoubtsAStaleCost(t *testing.T) {
 			return
 		}
 	}
-	t.Fatalf("10 stalled intervals in a row stayed off (per op %v)", p.perOp)
+	t.Fatalf("10 stalled intervals in a row stayed off (per op %v)", p.perOp())
 }

@@ -3,8 +3,8 @@
  * cast their profiling votes and switch the window together.
  *
  *  - ghost_ballot: the one ballot, an allreduce of every rank's weighted
- *    vote (ghost_vote) that Go's ghostAgree turns into the window-wide
- *    decision. It
+ *    vote (ghost_vote) that ghost_agree or ghost_decide (adapt/predict.c)
+ *    turns into the window-wide decision. It
  *    serves allocation (shim/adapt.go), fences and MPI_Win_set_info with
  *    symmetric=true (fence.c, win_info.c).
  *  - MPI_Barrier: an implicit point for programs that never fence, such as
@@ -33,7 +33,7 @@ int ghost_ballot(MPI_Comm comm, int current, int *vote, int *agreed)
     int rc = COLLECTIVE(GHOST_REAL(MPI_Allreduce)(&ballot, &sum, 1, MPI_INT, MPI_SUM, comm));
     ghost_prof_wait(ghost_ticks() - t0);
     if (rc == MPI_SUCCESS)
-        *agreed = ghostAgree(sum, current);
+        *agreed = current < 0 ? ghost_agree(sum) : ghost_decide(sum, current);
     return rc;
 }
 
@@ -149,7 +149,7 @@ static int agree_at(MPI_Comm comm, ghost_win_t **wins, int n, int vote)
         }
         if (!ready_all)
             continue;
-        ghost_win_set_redirect(w, ghostAgree(votes, w->redirect), GHOST_POINT_IMPLICIT);
+        ghost_win_set_redirect(w, ghost_decide(votes, w->redirect), GHOST_POINT_IMPLICIT);
         w->ballot = vote;
         agreed_any = 1;
     }

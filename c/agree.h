@@ -8,8 +8,8 @@
 #include <mpi.h>
 
 /* Casts this process's ballot (ghost_vote) over comm, whose ranks all call
- * it: *vote gets the ballot cast, *agreed the window-wide decision (Go's
- * ghostAgree) for a window whose state is current (1 on, 0 off, -1 none
+ * it: *vote gets the ballot cast, *agreed the window-wide decision
+ * (ghost_agree, ghost_decide: adapt/predict.c) for a window whose state is current (1 on, 0 off, -1 none
  * yet), or -1 when the allreduce failed. */
 int ghost_ballot(MPI_Comm comm, int current, int *vote, int *agreed);
 

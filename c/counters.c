@@ -65,7 +65,6 @@ static void sum_slots(const ghost_counters_t *from, ghost_counters_t *out)
     }
 }
 
-void ghost_counters_sum_self(ghost_counters_t *out) { sum_slots(slots, out); }
 
 uint64_t ghost_counters_path_ops(int path)
 {

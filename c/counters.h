@@ -194,11 +194,8 @@ static inline uint64_t ghost_type_bytes(MPI_Count count, MPI_Datatype type)
 
 /* This process's slot 0, for its single-threaded writers (a ghost's loop). */
 ghost_counters_t *ghost_counters_self(void);
-/* The sum of this process's slots (the adaptation trace reads ops[][]).
- * Stable API: the fields above only grow. */
-void ghost_counters_sum_self(ghost_counters_t *out);
 /* The RMA operations this process issued on path (GHOST_PATH_*), over its
- * slots: what ghost_counters_sum_self would give, without the copy. */
+ * slots (the adaptation trace and the agreement points read them). */
 uint64_t ghost_counters_path_ops(int path);
 
 /* Collective over node (every process of it, users and ghosts): allocates

@@ -19,6 +19,6 @@ package dataplane
 // and the progress hook read thread-locals on every MPI call and every
 // pass of MPI's progress loop.
 
-// #cgo CFLAGS: -O2 -Wall -Wno-unused-variable -ftls-model=initial-exec
+// #cgo CFLAGS: -O2 -Wall -Wno-unused-variable -ftls-model=initial-exec -I${SRCDIR}/../adapt
 // #include "ghost.h"
 import "C"

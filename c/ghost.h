@@ -12,6 +12,7 @@
 
 #include "zconst.h" /* numbers shared with Go (GHOST_MAX_NG, SEGMENT_ALIGN), generated */
 #include "abi.h"   /* the MPI ABI, and its zreal.h: pointers to the real functions */
+#include "predict.h" /* adapt/: the predictor and the window-wide decision, in C */
 
 /* ---- world translation -------------------------------------------------- */
 
@@ -80,6 +81,15 @@ extern uint64_t ghost_predict_ticks;
 extern int ghost_prof_point_ops;
 extern int ghost_vote; /* this process's latest ballot: > 0 for redirection on */
 int ghost_prof_vote(void);
+/* The process's predictor (adapt/predict.h), which the control plane
+ * creates and hands over here (a ghost_predictor_t); until then, and
+ * without GHOST_ASYNC=auto, intervals end without a vote. */
+extern ghost_predictor_t *ghost_predictor;
+void ghost_prof_use_predictor(void *predictor);
+/* Whether every interval's end goes to Go for the trace (GHOST_TRACE) and
+ * the debug log (ghostRecordInterval): a call into Go per interval, which
+ * costs the thread switches that adapt/predict.h describes. */
+extern int ghost_prof_report;
 /* Ends the current prediction interval now (at finalize, so that the last
  * partial interval reaches the predictor and the trace). */
 void ghost_prof_flush(void);
@@ -162,6 +172,10 @@ int ghost_poll_pass(int gsync, int64_t gp_start_ns, ghost_cmd_t *cmd, int *from)
 /* Tasks runnable on this machine right now, the caller included (from
  * /proc/loadavg); -1 when unknown. */
 int ghost_runnable(void);
+/* The same, read at most once a millisecond by the process: for the
+ * politeness of waiting users and the profile's stalled intervals, which
+ * ask often, and for which a reading that old is as good. */
+int ghost_runnable_recent(void);
 
 /* The CPUs this process may run on (its affinity mask), read once. */
 int ghost_cores(void);
@@ -236,21 +250,16 @@ extern void ghostRuntimeReady(void);
 extern int ghostAfterInit(int provided);
 /* Called at the start of MPI_Finalize on user processes. */
 extern void ghostBeforeFinalize(void);
-/* The predictor (adapt/): an interval's communication ticks (MPI without
- * waits for other ranks and stalls on targets outside MPI), its length
- * without the waits, all waits, and the stalls (among the waits, unless
- * the cores were oversubscribed and they were counted as communication);
- * a ballot out (ghost_vote). */
-extern int ghostPredict(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_ticks, uint64_t stall_ticks,
-                        int stalls_counted_as_comm, uint64_t rma_ticks);
-/* The last interval at finalize, too short for a vote (the same ticks as
- * ghostPredict's, stalls as waits): traced with the ballot that stands. */
-extern void ghostRecordLast(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_ticks, uint64_t stall_ticks,
-                            int ballot);
-/* Window-wide agreement (adapt/): 1 for redirection on, from the sum of
- * the ranks' ballots and the window's state (1 on, 0 off, -1 none yet):
- * a window leaves its state only by a margin (adapt.Decide). */
-extern int ghostAgree(int ballots, int current);
+/* The trace and the debug log of an interval, where ghost_prof_report asks
+ * for them: its communication ticks (MPI without waits for other ranks and
+ * stalls on targets outside MPI), its length without the waits, all
+ * waits, and the stalls (among the waits, unless the cores were
+ * oversubscribed and they were counted as communication), its operations
+ * through the ghosts and direct, its CR, and the ballot that stands after
+ * it. */
+extern void ghostRecordInterval(uint64_t comm_ticks, uint64_t span_ticks, uint64_t wait_ticks, uint64_t stall_ticks,
+                                int stalls_counted_as_comm, uint64_t ghost_ops, uint64_t direct_ops, double cr,
+                                int ballot);
 /* A window's agreed state changed to on at point (GHOST_POINT_*), for the
  * trace; called only when ghost_trace_switches is set. */
 extern void ghostSwitched(int64_t window, int on, int point);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 int ghost_runnable(void)
 {
@@ -39,6 +40,20 @@ int ghost_runnable(void)
     if (sscanf(buf, "%lf %lf %lf %d/", &a, &b, &c, &running) != 4)
         return -1;
     return running;
+}
+
+int ghost_runnable_recent(void)
+{
+    enum { FRESH_TICKS = 2000000 }; /* about 1 ms */
+    static uint64_t read_at;
+    static int runnable;
+    uint64_t now = __rdtsc();
+    if (now - __atomic_load_n(&read_at, __ATOMIC_RELAXED) > FRESH_TICKS) {
+        /* Threads that race here both read: harmless. */
+        __atomic_store_n(&read_at, now, __ATOMIC_RELAXED);
+        __atomic_store_n(&runnable, ghost_runnable(), __ATOMIC_RELAXED);
+    }
+    return __atomic_load_n(&runnable, __ATOMIC_RELAXED);
 }
 
 int ghost_cores(void)

@@ -40,6 +40,7 @@
 #include "counters.h"
 #include "ghost.h"
 #include "offload.h"
+#include "quiesce.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -285,10 +286,11 @@ int ghost_host_polite_ghosts;
  * about a third of the multiphase benchmark's stalled intervals, whose
  * stalls then counted as communication, and some computation phases
  * stayed direct throughout (bench/results/2026-11-26-oversubscribed-flag.md).
- * Read only for intervals that stalled: about 2 us. */
+ * Read only for intervals that stalled, at most once a millisecond: a
+ * read costs 2-7 us, and a fenced step can be a millisecond long. */
 static int oversubscribed(void)
 {
-    return ghost_runnable() - ghost_host_polite_ghosts > ghost_cores();
+    return ghost_runnable_recent() - ghost_host_polite_ghosts > ghost_cores();
 }
 
 /* This process's RMA operations so far, over every path (counters.h). Read
@@ -304,6 +306,51 @@ static uint64_t rma_ops(void)
 
 static uint64_t ops_at_start; /* rma_ops() when the interval began */
 
+ghost_predictor_t *ghost_predictor;
+int ghost_prof_report = 0;
+
+/* The operations on each path since the last interval that the predictor
+ * observed or the trace recorded (an interval closed without a vote hands
+ * its operations on to the next one), and the start of the next count. */
+typedef struct {
+    uint64_t ghost, direct;
+} path_ops_t;
+static path_ops_t ops_counted;
+
+static path_ops_t ops_since(void)
+{
+    path_ops_t now = {ghost_counters_path_ops(GHOST_PATH_GHOST), ghost_counters_path_ops(GHOST_PATH_DIRECT)};
+    path_ops_t d = {now.ghost - ops_counted.ghost, now.direct - ops_counted.direct};
+    ops_counted = now;
+    return d;
+}
+
+void ghost_prof_use_predictor(void *predictor)
+{
+    ghost_predictor = predictor;
+    ops_since(); /* the first interval's count starts here */
+}
+
+/* The predictor's vote on the interval s, in C: a call into Go from here
+ * would cost the ranks' cores a handful of the Go runtime's thread
+ * switches at every interval (adapt/predict.h). What the direct path
+ * taught goes to quiescence (c/quiesce.c); the trace and the debug log,
+ * where asked for, get the interval from Go (ghostRecordInterval). */
+static void observe(sums_t s, int over)
+{
+    path_ops_t n = ops_since();
+    ghost_interval_t iv = {.comm = s.comm, .span = s.span, .stall = s.stall, .over = over,
+                           .direct = n.direct, .redirected = n.ghost, .rma = s.rma};
+    ghost_predictor_observe(ghost_predictor, &iv);
+    int vote = ghost_predictor_ballot(ghost_predictor);
+    __atomic_store_n(&ghost_vote, vote, __ATOMIC_RELAXED);
+    ghost_gp_publish(vote > 0);
+    ghost_quiesce_direct_op_ticks = (uint64_t)ghost_predictor->per_op[GHOST_PREDICT_DIRECT];
+    ghost_quiesce_direct_stall_permille = (int)(ghost_predictor->stall_share * 1000 + 0.5);
+    if (ghost_prof_report)
+        ghostRecordInterval(s.comm, s.span, s.wait, s.stall, over, n.ghost, n.direct, ghost_predictor->last, vote);
+}
+
 /* Ends the interval at now, under close_lock, and starts the next; with a
  * vote unless the interval did not hold enough to say anything (busy: it
  * issued POINT_OPS operations, which is enough at a point). ops is
@@ -316,11 +363,8 @@ static void close_interval(uint64_t now, sums_t s, int busy, uint64_t ops)
         s.rma += s.stall; /* stalls are completions, inside RMA calls */
         s.wait -= s.stall;
     }
-    if (interval.start && (enough(s) || busy)) {
-        int vote = ghostPredict(s.comm, s.span, s.wait, s.stall, over, s.rma);
-        __atomic_store_n(&ghost_vote, vote, __ATOMIC_RELAXED);
-        ghost_gp_publish(vote > 0);
-    }
+    if (interval.start && (enough(s) || busy) && ghost_predictor)
+        observe(s, over);
     for (thread_prof_t *b = __atomic_load_n(&threads, __ATOMIC_ACQUIRE); b; b = b->next) {
         b->seen_calls = __atomic_load_n(&b->calls, __ATOMIC_RELAXED);
         b->seen_mpi = __atomic_load_n(&b->mpi, __ATOMIC_RELAXED);
@@ -494,8 +538,11 @@ void ghost_prof_flush(void)
         sums_t s = interval_sums(now, block());
         if (enough(s))
             close_interval(now, s, 0, rma_ops());
-        else /* too short to vote on, but its operations and switches belong in the trace */
-            ghostRecordLast(s.comm, s.span, s.wait, s.stall, __atomic_load_n(&ghost_vote, __ATOMIC_RELAXED));
+        else if (ghost_prof_report) { /* too short to vote on, but its operations and switches belong in the trace */
+            path_ops_t n = ops_since();
+            ghostRecordInterval(s.comm, s.span, s.wait, s.stall, 0, n.ghost, n.direct,
+                                s.span ? (double)s.comm / (double)s.span : 0, __atomic_load_n(&ghost_vote, __ATOMIC_RELAXED));
+        }
     }
     unlock();
 }

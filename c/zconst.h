@@ -15,10 +15,6 @@
  * or MPICH's own (a cache line). */
 #define SEGMENT_ALIGN 64
 
-/* adapt.SwitchMargin: how much the ballots against a window's state must
- * outweigh those for it before it switches, in thousandths of an interval. */
-#define GHOST_SWITCH_MARGIN 50
-
 /* RMA operations, as the metrics name them (op label). Request forms and
  * large-count variants count as their plain operation. */
 enum {

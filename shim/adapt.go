@@ -23,20 +23,6 @@ var predictor *adapt.Predictor
 // switch outside collectives (adapt.Switches.Quiesce, c/quiesce.c).
 var quiesceWindows bool
 
-// countedOps are the process's operation counts at the end of the last
-// interval (opsSince).
-var countedOps profile.OpCounts
-
-// opsSince returns the operations issued since the last interval ended,
-// by path, and starts the next count: the one reading of the counters per
-// interval, for the predictor and the trace alike.
-func opsSince() profile.OpCounts {
-	now := readOpCounts()
-	d := profile.OpCounts{Ghost: now.Ghost - countedOps.Ghost, Direct: now.Direct - countedOps.Direct}
-	countedOps = now
-	return d
-}
-
 // applyThresholds takes CR_LOW and CR_HIGH from GHOST_THRESHOLDS for this
 // job's user count and ghosts per node (docs/calibrate.md). Every process
 // reads the file; a problem is agreed over world, so that the lowest rank
@@ -85,8 +71,8 @@ func setupProfiling(cfg config.Config) {
 	// The operation count ends intervals at agreement points only where
 	// cores are shared (c/prof.c, POINT_OPS says why).
 	C.ghost_prof_point_ops = boolInt(!ownCores)
-	countedOps = readOpCounts()
 	C.ghost_vote = C.int(predictor.Ballot())
+	C.ghost_prof_use_predictor(predictor.Handle())
 	tscHz := float64(C.ghost_tsc_hz())
 	C.ghost_predict_ticks = C.uint64_t(cfg.PredictInterval.Seconds() * tscHz)
 	C.ghost_gp_enabled = boolInt(sw.GP)
@@ -104,30 +90,27 @@ func setupProfiling(cfg config.Config) {
 	if cfg.Trace != "" {
 		openTrace(cfg.Trace, self.userRank(), tscHz)
 	}
+	C.ghost_prof_report = boolInt(trace != nil || self.log.level >= config.LevelDebug)
 }
 
-// ghostPredict is called by the C timers once per prediction interval with
-// its communication time (MPI time without waits for other ranks and
-// stalls on targets outside MPI), its length without the waits, all waits,
-// and the stalls, which are among the waits unless overCores says that the
-// cores were oversubscribed and they counted as communication, and the part
-// of the communication time spent in RMA calls (c/prof.c).
+// ghostRecordInterval is called by the C timers where an interval ends,
+// only when ghost_prof_report is set (a trace, or the debug log): the
+// predictor runs in C (adapt/predict.h says why), and this records what it
+// saw. The ticks are the interval's communication time (MPI time without
+// waits for other ranks and stalls on targets outside MPI), its length
+// without the waits, all waits, and the stalls, which are among the waits
+// unless overCores says that the cores were oversubscribed and they
+// counted as communication; then its operations by path, its CR and the
+// ballot that stands after it (c/prof.c).
 //
-//export ghostPredict
-func ghostPredict(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, overCores C.int, rmaTicks C.uint64_t) C.int {
+//export ghostRecordInterval
+func ghostRecordInterval(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, overCores C.int,
+	ghostOps, directOps C.uint64_t, cr C.double, ballot C.int) {
 	t := intervalTicks(commTicks, spanTicks, waitTicks, stallTicks, overCores != 0)
-	on := predictor.Observe(adapt.Interval{Comm: uint64(commTicks), Span: uint64(spanTicks),
-		Stall: t.Stall, Over: t.Over, Direct: t.Ops.Direct, Redirected: t.Ops.Ghost, RMA: uint64(rmaTicks)})
-	ballot := predictor.Ballot()
-	if quiesceWindows {
-		perOp, stalls := predictor.Direct()
-		C.ghost_quiesce_direct_op_ticks = C.uint64_t(perOp)
-		C.ghost_quiesce_direct_stall_permille = C.int(stalls*1000 + 0.5)
-	}
-	recordInterval(t, predictor.LastCR(), ballot)
+	t.Ops = profile.OpCounts{Ghost: uint64(ghostOps), Direct: uint64(directOps)}
+	recordInterval(t, float64(cr), int(ballot))
 	self.log.debugf("user rank %d: CR %.3f over the last interval, votes redirection %s (weight %d/%d)",
-		self.userRank(), predictor.LastCR(), onOff(on), abs(ballot), adapt.BallotScale)
-	return C.int(ballot)
+		self.userRank(), float64(cr), onOff(ballot > 0), abs(int(ballot)), adapt.BallotScale)
 }
 
 func abs(n int) int {
@@ -137,43 +120,16 @@ func abs(n int) int {
 	return n
 }
 
-// ghostRecordLast traces the interval that finalize ends when it is too
-// short to vote on: its operations and switches would be lost otherwise.
-// Its CR is its own; the predictor does not see it.
-//
-//export ghostRecordLast
-func ghostRecordLast(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, ballot C.int) {
-	cr := 0.0
-	if spanTicks > 0 {
-		cr = float64(commTicks) / float64(spanTicks)
-	}
-	recordInterval(intervalTicks(commTicks, spanTicks, waitTicks, stallTicks, false), cr, int(ballot))
-}
-
 // intervalTicks are the trace's times of an interval from the C timers'
 // sums (the span leaves the waits out, and the stalls in unless they were
-// counted as communication: over) and its operations (opsSince): it ends
-// the interval's count.
+// counted as communication: over).
 func intervalTicks(commTicks, spanTicks, waitTicks, stallTicks C.uint64_t, over bool) profile.Ticks {
 	wait, stall := uint64(waitTicks), uint64(stallTicks)
 	total := uint64(spanTicks) + wait - stall
 	if over {
 		total = uint64(spanTicks) + wait
 	}
-	return profile.Ticks{MPI: uint64(commTicks) + wait, Total: total, Wait: wait, Stall: stall, Over: over,
-		Ops: opsSince()}
-}
-
-// ghostAgree decides at every agreement point (c/agree.c, the ballot)
-// from the sum of the ranks' ballots (adapt.Predictor.Ballot) and the
-// window's state there: 1 on, 0 off, -1 none yet (allocation).
-//
-//export ghostAgree
-func ghostAgree(ballots, current C.int) C.int {
-	if current < 0 {
-		return boolInt(adapt.Agree(int(ballots)))
-	}
-	return boolInt(adapt.Decide(int(ballots), current != 0))
+	return profile.Ticks{MPI: uint64(commTicks) + wait, Total: total, Wait: wait, Stall: stall, Over: over}
 }
 
 // setInitialState agrees a new window's redirection state, before the

@@ -5,7 +5,7 @@
 // libghost-openmpi.so instead; the MPI library's flags are in abi_*.go.
 package main
 
-// #cgo CFLAGS: -I${SRCDIR}/../c
+// #cgo CFLAGS: -I${SRCDIR}/../c -I${SRCDIR}/../adapt
 // #include "ghost.h"
 import "C"
 

@@ -26,18 +26,6 @@ const maxTracedWindows = 1024
 // trace records this rank's intervals to GHOST_TRACE; nil records nothing.
 var trace *profile.Recorder
 
-// readOpCounts sums this process's operation counters over the op types.
-func readOpCounts() profile.OpCounts {
-	var c C.ghost_counters_t
-	C.ghost_counters_sum_self(&c)
-	var n profile.OpCounts
-	for op := 0; op < C.GHOST_NOPS; op++ {
-		n.Ghost += uint64(c.ops[op][C.GHOST_PATH_GHOST])
-		n.Direct += uint64(c.ops[op][C.GHOST_PATH_DIRECT])
-	}
-	return n
-}
-
 // createTrace truncates the trace file before any rank writes to it.
 func createTrace(path string) error {
 	if err := profile.Create(path); err != nil {

@@ -23,7 +23,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ghost-mpi/ghost/adapt"
 	"github.com/ghost-mpi/ghost/internal/config"
 	"github.com/ghost-mpi/ghost/redirect"
 )
@@ -43,9 +42,6 @@ var Defines = []Define{
 	// c/win.c rounds MPICH's own windows with this name.
 	{C: "SEGMENT_ALIGN", Value: redirect.SegmentAlign, From: "redirect.SegmentAlign",
 		Doc: "the alignment of every user segment, redirected or MPICH's own (a cache line)."},
-	// c/agree.c raises an implicit point's flag for a vote that grew by it.
-	{C: "GHOST_SWITCH_MARGIN", Value: adapt.SwitchMargin, From: "adapt.SwitchMargin",
-		Doc: "how much the ballots against a window's state must outweigh those for it before it switches, in thousandths of an interval."},
 }
 
 // Member is one member of a counter enum.
