@@ -11,7 +11,9 @@
  * nothing, the user process yields its core once. On dedicated cores
  * sched_yield returns at once, so the cost there is one system call per
  * that many empty polls. Where the host has more runnable tasks than cores,
- * a long wait sleeps instead (doze, below).
+ * a long wait sleeps instead (doze, below); where it has fewer and the
+ * yields still hand the core to another task, the user sleeps once, so
+ * that it wakes on an idle core (hop, below).
  *
  * - MPICH's ch4:ucx progress engine calls UCX's ucp_worker_progress.
  * - Open MPI's loops call opal_progress (libopen-pal), which polls every
@@ -68,33 +70,66 @@ enum {
     DOZE_FIRST_NS = 20000,
     DOZE_MAX_NS = 160000,
     DOZE_SLACK_NS = 1000,
-    LOAD_CHECK_TICKS = 2000000, /* about 1 ms */
 };
 static __thread long doze_ns; /* the next sleep of this wait; 0: none yet */
 static __thread unsigned calls_seen; /* ghost_calls_begun at the last yield */
-static __thread uint64_t load_checked; /* TSC of the last look at the load */
-static __thread int load_over;
 
-static int host_oversubscribed(void)
+static int host_oversubscribed(void) { return ghost_runnable_recent() > ghost_cores(); }
+
+static void sleep_ns(long ns)
 {
-    uint64_t now = __rdtsc();
-    if (now - load_checked > LOAD_CHECK_TICKS) {
-        load_checked = now;
-        load_over = ghost_runnable() > ghost_cores();
-    }
-    return load_over;
+    int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    if (slack > DOZE_SLACK_NS)
+        prctl(PR_SET_TIMERSLACK, (unsigned long)DOZE_SLACK_NS, 0, 0, 0);
+    struct timespec ts = {0, ns};
+    nanosleep(&ts, NULL);
+    if (slack > DOZE_SLACK_NS)
+        prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
 }
 
 static void doze(void)
 {
     doze_ns = doze_ns ? (2 * doze_ns < DOZE_MAX_NS ? 2 * doze_ns : DOZE_MAX_NS) : DOZE_FIRST_NS;
-    int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-    if (slack > DOZE_SLACK_NS)
-        prctl(PR_SET_TIMERSLACK, (unsigned long)DOZE_SLACK_NS, 0, 0, 0);
-    struct timespec ts = {0, doze_ns};
-    nanosleep(&ts, NULL);
-    if (slack > DOZE_SLACK_NS)
-        prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
+    sleep_ns(doze_ns);
+}
+
+/* Hop: a user whose yields keep handing its core to another task, on a
+ * host with no more runnable tasks than this process has CPUs, shares its
+ * core while another one idles. Two waiting users end up that way on 2
+ * cores after dozes beside a busy ghost: when the ghost sleeps again, its
+ * core idles, and the scheduler does not pull either user there, since
+ * both ran a moment ago (it keeps such tasks where their caches are), for
+ * some milliseconds in which every step runs at half speed
+ * (bench/results/2026-11-27-session33-checks.md). A wake-up, on the other
+ * hand, goes to an idle core: so after HOP_AFTER such yields in a row the
+ * user sleeps briefly instead. A yield gave the core away when it took
+ * HOP_SHARED_TICKS or more (alone on its core, sched_yield returns in about
+ * a microsecond; beside another waiting user, after that user's next
+ * GHOST_USER_YIELD polls). A hop that did not help doubles the yields the
+ * next one needs, up to HOP_AFTER_MAX, so that a job bound to fewer cores
+ * than the host has idle does not keep sleeping. */
+enum {
+    HOP_SHARED_TICKS = 10000, /* about 5 us */
+    HOP_AFTER = 4,
+    HOP_AFTER_MAX = 1024,
+    HOP_NS = 20000,
+};
+static __thread unsigned shared_yields, hop_after = HOP_AFTER;
+
+static void yield_or_hop(void)
+{
+    uint64_t t0 = __rdtsc();
+    sched_yield();
+    if (__rdtsc() - t0 < HOP_SHARED_TICKS) {
+        shared_yields = 0;
+        hop_after = HOP_AFTER;
+        return;
+    }
+    if (++shared_yields < hop_after || ghost_cores() < 2 || host_oversubscribed())
+        return;
+    shared_yields = 0;
+    hop_after = 2 * hop_after < HOP_AFTER_MAX ? 2 * hop_after : HOP_AFTER_MAX;
+    sleep_ns(HOP_NS);
 }
 
 /* Only the ghost's serving thread makes MPI calls in a ghost. */
@@ -132,7 +167,7 @@ static inline void polled(unsigned events)
         if (++empty_yields >= DOZE_AFTER_YIELDS && ghost_node_ghost_awake() && host_oversubscribed())
             doze();
         else
-            sched_yield();
+            yield_or_hop();
     }
 }
 
