@@ -221,7 +221,11 @@ func multiphaseSuite(name, sync, steps string) Suite {
 		// configuration puts the mode (static|user) first.
 		Args:    fixed([]string{"40", "1000", sync}, []string{"16", "1000", sync}),
 		Configs: []string{"static-on", "static-off", "U", "P", "GP"},
-		Rounds:  5,
+		// A run is half a second; at 5 rounds, chance alone put the
+		// median P or GP past 1.15 x U in 16-36% of runs on the 2-core
+		// VM, where the true ratio was 1.10-1.11
+		// (bench/results/2026-11-27-session33-checks.md section 3).
+		Rounds:  15,
 		Parse:   parsePhases,
 		Section: writeMultiphase,
 		Charts: []Chart{
