@@ -40,7 +40,6 @@
 #include "counters.h"
 #include "ghost.h"
 #include "offload.h"
-#include "quiesce.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -333,9 +332,10 @@ void ghost_prof_use_predictor(void *predictor)
 
 /* The predictor's vote on the interval s, in C: a call into Go from here
  * would cost the ranks' cores a handful of the Go runtime's thread
- * switches at every interval (adapt/predict.h). What the direct path
- * taught goes to quiescence (c/quiesce.c); the trace and the debug log,
- * where asked for, get the interval from Go (ghostRecordInterval). */
+ * switches at every interval (adapt/predict.h). Quiescence reads what the
+ * direct path taught from the predictor (c/quiesce.c); the trace and the
+ * debug log, where asked for, get the interval from Go
+ * (ghostRecordInterval). */
 static void observe(sums_t s, int over)
 {
     path_ops_t n = ops_since();
@@ -345,8 +345,6 @@ static void observe(sums_t s, int over)
     int vote = ghost_predictor_ballot(ghost_predictor);
     __atomic_store_n(&ghost_vote, vote, __ATOMIC_RELAXED);
     ghost_gp_publish(vote > 0);
-    ghost_quiesce_direct_op_ticks = (uint64_t)ghost_predictor->per_op[GHOST_PREDICT_DIRECT];
-    ghost_quiesce_direct_stall_permille = (int)(ghost_predictor->stall_share * 1000 + 0.5);
     if (ghost_prof_report)
         ghostRecordInterval(s.comm, s.span, s.wait, s.stall, over, n.ghost, n.direct, ghost_predictor->last, vote);
 }

@@ -86,8 +86,20 @@ uint64_t ghost_quiesce_flip_ticks = 0;
 uint64_t ghost_quiesce_evidence_ticks = 0, ghost_quiesce_glimpse_ticks = 0, ghost_quiesce_deadline_ticks = 0,
          ghost_quiesce_backoff_max_ticks = 0;
 int ghost_quiesce_stall_permille = 1000;
-uint64_t ghost_quiesce_direct_op_ticks = 0;
-int ghost_quiesce_direct_stall_permille = 0;
+
+/* What the process's predictor has learned of the direct path
+ * (adapt/predict.h): its communication time per operation (ticks; 0
+ * before it was measured) and the share of recent direct intervals its
+ * stalls took (per mille). Read as the predictor left them at the latest
+ * interval's end. */
+static uint64_t direct_op_ticks(void)
+{
+    return ghost_predictor ? (uint64_t)ghost_predictor->per_op[GHOST_PREDICT_DIRECT] : 0;
+}
+static uint64_t direct_stall_permille(void)
+{
+    return ghost_predictor ? (uint64_t)(ghost_predictor->stall_share * 1000 + 0.5) : 0;
+}
 
 /* The window is new (ghost_win_new zeroes it): nothing answered, nothing
  * pending, free to try at once. */
@@ -405,10 +417,11 @@ static void coordinate(ghost_win_t *w, int want, uint64_t weight)
 static uint64_t extra_cost(const ghost_win_t *w, uint64_t span)
 {
     uint64_t ops = ghost_counters_path_ops(GHOST_PATH_GHOST) - w->q_ops;
-    if (!ghost_quiesce_direct_op_ticks || !span || !w->q_issued)
+    uint64_t per_op = direct_op_ticks();
+    if (!per_op || !span || !w->q_issued)
         return 0;
     uint64_t rma = ghost_prof_rma_so_far() - w->q_rma;
-    uint64_t direct = ops * ghost_quiesce_direct_op_ticks;
+    uint64_t direct = ops * per_op;
     return rma > direct ? (rma - direct) * 1000 / span : 0;
 }
 
@@ -427,8 +440,8 @@ void ghost_quiesce_consider(ghost_win_t *w)
             weight = w->q_stall * 1000 / span;
         } else {
             weight = extra_cost(w, span);
-            if (floor < (uint64_t)ghost_quiesce_direct_stall_permille)
-                floor = (uint64_t)ghost_quiesce_direct_stall_permille;
+            if (floor < direct_stall_permille())
+                floor = direct_stall_permille();
         }
         if (weight < floor || weight <= w->q_weight)
             return;

@@ -34,12 +34,6 @@ extern uint64_t ghost_quiesce_flip_ticks;
 extern uint64_t ghost_quiesce_evidence_ticks, ghost_quiesce_glimpse_ticks, ghost_quiesce_deadline_ticks,
     ghost_quiesce_backoff_max_ticks;
 extern int ghost_quiesce_stall_permille;
-/* What the predictor has learned of the direct path (adapt.Predictor.Direct,
- * set after every interval, shim/adapt.go): its communication time per
- * operation (ticks; 0 before it was measured) and the share of recent
- * direct intervals its stalls took (per mille). */
-extern uint64_t ghost_quiesce_direct_op_ticks;
-extern int ghost_quiesce_direct_stall_permille;
 
 /* At MPI_Win_allocate (shim/win.go), once the window's fields are set. */
 void ghost_quiesce_start(ghost_win_t *w);
