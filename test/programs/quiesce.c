@@ -15,9 +15,12 @@
  *    completes that PUT only with the flushes of the rest of the iteration,
  *    so that switches find it in flight; the GET after them must see it.
  *  B (MPI_COMM_WORLD): every rank accumulates into its right neighbour and
- *    completes only locally (MPI_Win_flush_local): its operations stay in
- *    flight until the final flush_all, so no rank is quiet on B before it,
- *    and B must keep its state until then although its flushes keep asking.
+ *    completes only locally (MPI_Win_flush_local): on the direct path its
+ *    operations stay in flight until the final flush_all, so no rank is
+ *    quiet on B before it, and B must not switch to redirection until then
+ *    although its flushes keep asking. Redirected, a rank asked to go
+ *    direct completes its accumulates through the ghosts itself, so B may
+ *    switch that way, and its counter must stay exact across it.
  *  C (MPI_COMM_WORLD): exclusive lock epochs on rank 0 (lock, accumulate,
  *    unlock): a rank inside one is not quiet, a rank between two is.
  *  E (the even ranks): a fetch-and-op counter on E's rank 0, completed by
