@@ -24,7 +24,7 @@ DEB_PKGS := mpich libmpich-dev gfortran pkg-config nwchem-mpich libarmci-mpi-dev
 # timeout has its processes' stacks printed before it is killed
 # (test/stacks_test.go).
 DEB_PKGS_NO_RECOMMENDS := slurmctld slurmd slurm-client munge gdb
-GO_TEST_FLAGS ?= -count=1 -timeout 20m
+GO_TEST_FLAGS ?= -count=1 -timeout 30m
 
 export CGO_ENABLED := 1
 
