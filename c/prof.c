@@ -262,6 +262,10 @@ static sums_t interval_sums(uint64_t now, const thread_prof_t *caller)
     return s;
 }
 
+/* The interval's span outside agreement points (waits are out of the
+ * span already). */
+static uint64_t outside_points(sums_t s) { return s.point < s.span ? s.span - s.point : 0; }
+
 /* Whether the interval holds enough for a vote: a tenth of
  * GHOST_PREDICT_INT outside waits and agreement points, on the mean of the
  * threads that took part. An interval spent nearly all in waits says
@@ -269,11 +273,7 @@ static sums_t interval_sums(uint64_t now, const thread_prof_t *caller)
  * microseconds; one spent in agreement points (the fences of several
  * windows, one after another) is the synchronization at the end of a step
  * whose vote the first point cast, not a step of its own. */
-static int enough(sums_t s)
-{
-    uint64_t point = s.point < s.span ? s.point : s.span;
-    return s.span - point >= ghost_predict_ticks / POINT_FRACTION;
-}
+static int enough(sums_t s) { return outside_points(s) >= ghost_predict_ticks / POINT_FRACTION; }
 
 int ghost_host_polite_ghosts;
 
@@ -523,11 +523,7 @@ static int a_step(sums_t s, uint64_t ops)
  * 100 ms, the tail of 19 ms in which rank 0's target had finished and waited
  * in the fence voted off against the stalls of the three intervals before
  * it, and the phase ended direct in about 1 run of 15. */
-static int a_tail(sums_t s)
-{
-    uint64_t point = s.point < s.span ? s.point : s.span;
-    return began_mid_step && s.span - point < ghost_predict_ticks / 2;
-}
+static int a_tail(sums_t s) { return began_mid_step && outside_points(s) < ghost_predict_ticks / 2; }
 
 int ghost_prof_vote(void)
 {
