@@ -356,10 +356,11 @@ static void observe(sums_t s, int over)
 }
 
 /* Ends the interval at now, under close_lock, and starts the next; with a
- * vote unless the interval did not hold enough to say anything (busy: it
- * issued POINT_OPS operations, which is enough at a point). ops is
- * rma_ops() now, where the next interval's count starts. */
-static void close_interval(uint64_t now, sums_t s, int busy, uint64_t ops)
+ * vote where the caller found that the interval says something about the
+ * program (vote). An interval closed without one hands its operations on
+ * to the next (ops_since). ops is rma_ops() now, where the next interval's
+ * count starts. */
+static void close_interval(uint64_t now, sums_t s, int vote, uint64_t ops)
 {
     int over = s.stall && oversubscribed();
     if (over) { /* the stalls may have been waits for a core: communication */
@@ -367,7 +368,7 @@ static void close_interval(uint64_t now, sums_t s, int busy, uint64_t ops)
         s.rma += s.stall; /* stalls are completions, inside RMA calls */
         s.wait -= s.stall;
     }
-    if (interval.start && (enough(s) || busy) && ghost_predictor)
+    if (interval.start && vote && ghost_predictor)
         observe(s, over);
     for (thread_prof_t *b = __atomic_load_n(&threads, __ATOMIC_ACQUIRE); b; b = b->next) {
         b->seen_calls = __atomic_load_n(&b->calls, __ATOMIC_RELAXED);
@@ -491,7 +492,8 @@ static void exit_call(uint64_t t0, int rma)
     }
     if (ghost_predict_ticks && since_start >= ghost_predict_ticks && try_lock()) {
         if (__atomic_load_n(&interval.start, __ATOMIC_RELAXED) == start) { /* nobody ended it meanwhile */
-            close_interval(now, interval_sums(now, b), 0, rma_ops());
+            sums_t s = interval_sums(now, b);
+            close_interval(now, s, enough(s), rma_ops());
             began_mid_step = 1;
         }
         unlock();
@@ -516,8 +518,10 @@ static int a_step(sums_t s, uint64_t ops)
  * that outlived GHOST_PREDICT_INT: less than half an interval outside
  * agreement points, after an interval that the clock ended inside the same
  * step. The vote on the step is then the one cast over most of it, and the
- * tail goes on past the point, as an interval too short to vote does. The
- * end of a step is where ranks that finished early wait in the point and
+ * point ends the tail without a vote: ended, it keeps the points that
+ * follow in the same synchronization (the fences of a program's other
+ * windows) from ending it with a vote of its own, which would give the
+ * windows of one step different states. The end of a step is where ranks that finished early wait in the point and
  * drive MPI's progress: the operations of a tail complete promptly whatever
  * the step was. In a test whose stall phases last 400 ms at intervals of
  * 100 ms, the tail of 19 ms in which rank 0's target had finished and waited
@@ -539,8 +543,8 @@ int ghost_prof_vote(void)
         if (interval.start) {
             ops = rma_ops();
             int busy = ghost_prof_point_ops && ops - ops_at_start >= POINT_OPS;
-            if ((enough(s) || busy) && a_step(s, ops) && !a_tail(s))
-                close_interval(now, s, busy, ops);
+            if ((enough(s) || busy) && a_step(s, ops))
+                close_interval(now, s, !a_tail(s), ops);
         }
         began_mid_step = 0; /* the next step begins here */
         unlock();
@@ -557,7 +561,7 @@ void ghost_prof_flush(void)
     if (interval.start) {
         sums_t s = interval_sums(now, block());
         if (enough(s))
-            close_interval(now, s, 0, rma_ops());
+            close_interval(now, s, 1, rma_ops());
         else if (ghost_prof_report) { /* too short to vote on, but its operations and switches belong in the trace */
             path_ops_t n = ops_since();
             ghostRecordInterval(s.comm, s.span, s.wait, s.stall, 0, n.ghost, n.direct,
