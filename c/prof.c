@@ -280,8 +280,8 @@ int ghost_host_polite_ghosts;
 /* Whether more tasks are runnable than this process has cores (load.c),
  * not counting this host's polite ghosts. A stall then proves nothing: the
  * target may have been in MPI and waiting for a core, which redirection
- * does not give it (the ghost needs one as well). An idle ghost that sleeps,
- * or polls with yields, keeps no rank from a core; counted, it
+ * does not give it (the ghost needs one as well). An idle ghost that polls
+ * with yields is runnable without keeping a rank from a core; counted, it
  * made 2 users and 1 ghost on 2 cores read as oversubscribed at the end of
  * about a third of the multiphase benchmark's stalled intervals, whose
  * stalls then counted as communication, and some computation phases

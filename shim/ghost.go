@@ -30,9 +30,6 @@ func serve(ghosts C.MPI_Comm) {
 	node := l.Nodes[l.NodeOf[self.worldRank]]
 	users := len(node.Users)
 	policy := wait.New(self.cfg.Wait)
-	// runtime.NumCPU counts the CPUs of the affinity mask the ghost started
-	// with: one when the launcher bound it to a core.
-	policy.SetConfined(runtime.NumCPU() == 1)
 	load := wait.NewLoadWatch(runtime.NumCPU(), func() int { return int(C.ghost_runnable()) }, time.Now)
 	cpu0 := C.ghost_cpu_ns()
 	commands, finalized, polls, wakes, exchanges := 0, 0, 0, 0, 0

@@ -44,39 +44,18 @@ const (
 // poll a ghost spins is taken from a rank that computes, or from a user
 // that shares its core and must run before it can issue the operation the
 // ghost waits for. Then the adaptive policy spins only a few polls, for an
-// operation already on its way, and sleeps on the doorbell: local origins
-// wake it, and the ceiling still bounds the latency of origins on other
-// nodes. A redirected communication phase (2 users accumulating into both
-// ranks in a loop through 1 ghost on 2 cores) took up to 250 ms when the
-// ghost spun 64 polls after each round trip on a user's core, keeping that
-// user from issuing its next operation
-// (bench/results/2026-11-26-ghost-yield-polls.md).
-//
-// A ghost that may run on more than one CPU does not yield in between. A
-// yield hands the core to whatever shares it, and the ghost stays
-// runnable, so no origin rings it: beside a rank that computes, the yield
-// lasts until the scheduler preempts that rank, a slice of up to a few
-// milliseconds, and every operation aimed at the ghost meanwhile waits. A
-// ghost asleep on the doorbell is woken at once and, having slept,
-// preempts the task on the core it wakes on, while the scheduler is free
-// to leave it a core of its own between operations. On an AMD EPYC VM, 32
-// yields after each piece of work lost 108 of 19,494 yields to computing
-// ranks, 89 ms in 0.3 s, and made redirected flushes there take 0.4 ms
-// (median) instead of tens of microseconds; without them, the multiphase
-// benchmark's redirected computation phases took 51-53 ms instead of
-// 60-70, under the 61 ms of the direct path, and its redirected
-// communication phases 27-43 ms instead of 36-99
-// (bench/results/2026-11-27-ghost-no-yields.md).
-//
-// A ghost confined to one CPU (bound by the launcher, or on a one-CPU
-// machine) keeps the yields: it cannot leave the core of the user it
-// shares, and a doze per operation then costs every round trip a doorbell
-// wake and two thread switches. With the ghost and one user bound to one
-// core of two, the same communication phases took 0.9-2.0 s without the
-// yields and 94-124 ms with them (the same file).
-//
-// The caller reports the load with SetOversubscribed whenever it has read
-// it, and the placement with SetConfined.
+// operation already on its way, and polls with a yield in between for a
+// while: a yield hands the core to a runnable process that shares it, and
+// returns at once when none does. A redirected communication phase (2
+// users accumulating into both ranks in a loop through 1 ghost on 2 cores)
+// took 8-10 ms when the kernel left the ghost a core of its own and up to
+// 250 ms when the ghost spun 64 polls after each round trip on a user's
+// core, keeping that user from issuing its next operation; with yields it
+// usually takes 35-45 ms wherever the ghost runs
+// (bench/results/2026-11-26-ghost-yield-polls.md). Then the ghost sleeps
+// on the doorbell: local origins wake it, and the ceiling still bounds the
+// latency of origins on other nodes. The caller reports
+// the load with SetOversubscribed whenever it has read it.
 //
 // The sleeps then back off from OversubscribedFirstSleep to the ceiling
 // rather than start there: right after a piece of work the next one is
@@ -88,7 +67,7 @@ const (
 // (about 40 us of CPU each on the 2-core VM).
 const (
 	OversubscribedSpinPolls  = 4
-	OversubscribedYieldPolls = 32 // confined to one CPU only
+	OversubscribedYieldPolls = 32
 	OversubscribedFirstSleep = 125 * time.Microsecond
 )
 
@@ -96,7 +75,6 @@ const (
 type Policy struct {
 	mode           config.WaitMode
 	oversubscribed bool
-	confined       bool          // the ghost may run on one CPU only
 	idle           int           // polls without work
 	sleep          time.Duration // current back-off
 }
@@ -109,15 +87,9 @@ func New(mode config.WaitMode) *Policy { return &Policy{mode: mode} }
 // shapes the idle periods that follow.
 func (p *Policy) SetOversubscribed(over bool) { p.oversubscribed = over }
 
-// SetConfined records whether the ghost may run on one CPU only.
-func (p *Policy) SetConfined(confined bool) { p.confined = confined }
-
 func (p *Policy) budgets() (spin, yield int) {
-	switch {
-	case p.oversubscribed && p.confined:
+	if p.oversubscribed {
 		return OversubscribedSpinPolls, OversubscribedYieldPolls
-	case p.oversubscribed:
-		return OversubscribedSpinPolls, 0
 	}
 	return SpinPolls, YieldPolls
 }

@@ -24,41 +24,35 @@ func TestPolicy(t *testing.T) {
 		name      string
 		mode      config.WaitMode
 		over      bool // oversubscribed node
-		confined  bool // the ghost may run on one CPU only
 		polls     int
 		wantKinds map[Kind]int
 		wantLast  Action
 	}{
-		{"spin never rests", config.WaitSpin, false, false, 10000, map[Kind]int{Spin: 10000}, Action{Kind: Spin}},
-		{"yield always yields", config.WaitYield, false, false, 10, map[Kind]int{Yield: 10}, Action{Kind: Yield}},
-		{"adaptive spins first", config.WaitAdaptive, false, false, SpinPolls, map[Kind]int{Spin: SpinPolls}, Action{Kind: Spin}},
-		{"adaptive then yields", config.WaitAdaptive, false, false, SpinPolls + YieldPolls,
+		{"spin never rests", config.WaitSpin, false, 10000, map[Kind]int{Spin: 10000}, Action{Kind: Spin}},
+		{"yield always yields", config.WaitYield, false, 10, map[Kind]int{Yield: 10}, Action{Kind: Yield}},
+		{"adaptive spins first", config.WaitAdaptive, false, SpinPolls, map[Kind]int{Spin: SpinPolls}, Action{Kind: Spin}},
+		{"adaptive then yields", config.WaitAdaptive, false, SpinPolls + YieldPolls,
 			map[Kind]int{Spin: SpinPolls, Yield: YieldPolls}, Action{Kind: Yield}},
-		{"adaptive then sleeps", config.WaitAdaptive, false, false, SpinPolls + YieldPolls + 1,
+		{"adaptive then sleeps", config.WaitAdaptive, false, SpinPolls + YieldPolls + 1,
 			map[Kind]int{Spin: SpinPolls, Yield: YieldPolls, Sleep: 1}, Action{Kind: Sleep, Sleep: MinSleep}},
-		{"back-off doubles", config.WaitAdaptive, false, false, SpinPolls + YieldPolls + 3,
+		{"back-off doubles", config.WaitAdaptive, false, SpinPolls + YieldPolls + 3,
 			map[Kind]int{Spin: SpinPolls, Yield: YieldPolls, Sleep: 3}, Action{Kind: Sleep, Sleep: 4 * MinSleep}},
-		{"back-off is capped", config.WaitAdaptive, false, false, SpinPolls + YieldPolls + 100,
+		{"back-off is capped", config.WaitAdaptive, false, SpinPolls + YieldPolls + 100,
 			map[Kind]int{Spin: SpinPolls, Yield: YieldPolls, Sleep: 100}, Action{Kind: Sleep, Sleep: MaxSleep}},
-		{"spin ignores oversubscription", config.WaitSpin, true, false, 10000, map[Kind]int{Spin: 10000}, Action{Kind: Spin}},
-		{"oversubscribed: short spin", config.WaitAdaptive, true, false, OversubscribedSpinPolls,
+		{"spin ignores oversubscription", config.WaitSpin, true, 10000, map[Kind]int{Spin: 10000}, Action{Kind: Spin}},
+		{"oversubscribed: short spin", config.WaitAdaptive, true, OversubscribedSpinPolls,
 			map[Kind]int{Spin: OversubscribedSpinPolls}, Action{Kind: Spin}},
-		{"oversubscribed: then sleeps, short at first, never yields", config.WaitAdaptive, true, false, OversubscribedSpinPolls + 1,
-			map[Kind]int{Spin: OversubscribedSpinPolls, Sleep: 1}, Action{Kind: Sleep, Sleep: OversubscribedFirstSleep}},
-		{"oversubscribed: soon at the ceiling", config.WaitAdaptive, true, false, OversubscribedSpinPolls + 4,
-			map[Kind]int{Spin: OversubscribedSpinPolls, Sleep: 4}, Action{Kind: Sleep, Sleep: MaxSleep}},
-		{"oversubscribed, confined: polls with yields", config.WaitAdaptive, true, true, OversubscribedSpinPolls + OversubscribedYieldPolls,
+		{"oversubscribed: then polls with yields", config.WaitAdaptive, true, OversubscribedSpinPolls + OversubscribedYieldPolls,
 			map[Kind]int{Spin: OversubscribedSpinPolls, Yield: OversubscribedYieldPolls}, Action{Kind: Yield}},
-		{"oversubscribed, confined: then sleeps, short at first", config.WaitAdaptive, true, true, OversubscribedSpinPolls + OversubscribedYieldPolls + 1,
+		{"oversubscribed: then sleeps, short at first", config.WaitAdaptive, true, OversubscribedSpinPolls + OversubscribedYieldPolls + 1,
 			map[Kind]int{Spin: OversubscribedSpinPolls, Yield: OversubscribedYieldPolls, Sleep: 1}, Action{Kind: Sleep, Sleep: OversubscribedFirstSleep}},
-		{"confined, not oversubscribed: the full budgets", config.WaitAdaptive, false, true, SpinPolls + YieldPolls,
-			map[Kind]int{Spin: SpinPolls, Yield: YieldPolls}, Action{Kind: Yield}},
+		{"oversubscribed: soon at the ceiling", config.WaitAdaptive, true, OversubscribedSpinPolls + OversubscribedYieldPolls + 4,
+			map[Kind]int{Spin: OversubscribedSpinPolls, Yield: OversubscribedYieldPolls, Sleep: 4}, Action{Kind: Sleep, Sleep: MaxSleep}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := New(tt.mode)
 			p.SetOversubscribed(tt.over)
-			p.SetConfined(tt.confined)
 			kinds, last := count(p, tt.polls)
 			for k, n := range tt.wantKinds {
 				if kinds[k] != n {
@@ -96,9 +90,9 @@ func TestMaxSleepBoundsIdleCost(t *testing.T) {
 func TestOversubscriptionFollowsTheLoad(t *testing.T) {
 	p := New(config.WaitAdaptive)
 	p.SetOversubscribed(true)
-	count(p, OversubscribedSpinPolls)
+	count(p, OversubscribedSpinPolls+OversubscribedYieldPolls)
 	if a := p.Idle(); a != (Action{Kind: Sleep, Sleep: OversubscribedFirstSleep}) {
-		t.Fatalf("oversubscribed: after the short spin, %+v, want a short sleep", a)
+		t.Fatalf("oversubscribed: after the short spin and the yields, %+v, want a short sleep", a)
 	}
 	p.Worked()
 	p.SetOversubscribed(false)
