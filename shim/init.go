@@ -157,8 +157,14 @@ func ghostAfterInit(provided C.int) C.int {
 		if self.worldRank == 0 {
 			self.log.infof("GHOST_NG=0: no ghost processes; node-local windows %s", onOff(!cfg.NodeLocalOff))
 		}
+		rc := setupNodeMetricsWithoutGhosts(layout, provided)
+		// Only now: the node's metrics block above is one more collective
+		// in which the processes wait for each other. Busy-polled, that
+		// wait made a 4-rank job on 2 cores take 0.16-0.31 s more CPU to
+		// start and end, and 0.12-0.16 s more wall time
+		// (bench/results/2026-11-27-launch-cost.md).
 		C.ghost_yield_after = 0
-		return setupNodeMetricsWithoutGhosts(layout, provided)
+		return rc
 	}
 
 	self.split = true

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/ghost-mpi/ghost/internal/config"
 	"github.com/ghost-mpi/ghost/internal/metrics"
 	"github.com/ghost-mpi/ghost/redirect"
 	"github.com/prometheus/client_golang/prometheus"
@@ -140,6 +141,10 @@ func finishNodeMetricsWithoutGhosts() {
 	if self.split || !metricsWanted() {
 		return
 	}
+	// The application's calls poll as plain MPI does (GHOST_NG=0), but the
+	// waits of these collectives are Ghost's, and polite like its setup.
+	defer func(polls C.int) { C.ghost_yield_after = polls }(C.ghost_yield_after)
+	C.ghost_yield_after = C.int(config.DefaultUserYield)
 	C.ghost_counters_finish()
 	C.ghost_real_barrier(self.node)
 	self.exporter.finish()
