@@ -74,7 +74,12 @@ func TestAsyncProgress(t *testing.T) {
 // progress loop while they wait on the ghost (c/doorbell.h). Before that,
 // 69 to 99 of 100 lock/accumulate/unlock epochs took over 1 ms, with a
 // median of 1.19 ms; after it, at most 1 did, with a median of 0.19 ms
-// (bench/results/2026-11-25-sleeping-ghost.md).
+// (bench/results/2026-11-25-sleeping-ghost.md). On the AMD VM under PVM,
+// where every thread switch costs more, the same code gives medians of
+// 0.25-0.50 ms with 1 to 7 epochs of 60 over 1 ms
+// (bench/results/2026-11-27-session35-checks.md, 2026-11-27-ghost-naps.md),
+// so the limits sit between that and the failure: a median of 0.8 ms and a
+// quarter of the epochs over 1 ms.
 func TestSleepingGhostLatency(t *testing.T) {
 	needMPI(t)
 	bin := program(t, "sleeping_ghost.c")
@@ -86,7 +91,7 @@ func TestSleepingGhostLatency(t *testing.T) {
 	median, _ := strconv.ParseFloat(m[1], 64)
 	over, _ := strconv.Atoi(m[4])
 	t.Logf("median %s us, p90 %s us, slowest %s us, %d of 60 over 1 ms", m[1], m[2], m[3], over)
-	if median > 500 || over > 6 {
+	if median > 800 || over > 15 {
 		t.Errorf("epochs wait for the sleeping ghost's timed wakes: median %.0f us, %d of 60 over 1 ms\n%s", median, over, r)
 	}
 }
