@@ -37,6 +37,17 @@ func TestMain(m *testing.M) {
 	for _, v := range []string{"SLURM_JOB_ID", "SLURM_JOBID"} {
 		os.Unsetenv(v)
 	}
+	// Every MPI process of MPICH and Open MPI loads its node's topology with
+	// hwloc, whose PCI and Linux I/O discovery reads each device's
+	// configuration from /sys. No test places anything by device, and a
+	// 4-rank job of plain MPICH took a sixth less CPU to start and end
+	// without them on the 2-core AMD VM (medians 0.55 s against 0.67,
+	// bench/results/2026-11-27-launch-cost.md), which over the hundreds of
+	// jobs of the suite is a minute or more. A caller's own choice of
+	// components is kept.
+	if _, set := os.LookupEnv("HWLOC_COMPONENTS"); !set {
+		os.Setenv("HWLOC_COMPONENTS", "-linuxio,-pci")
+	}
 	buildDir = os.Getenv("LIBGHOST_BUILD_DIR")
 	if buildDir == "" {
 		buildDir, _ = filepath.Abs("../build")

@@ -16,8 +16,25 @@ import (
 // every configuration below, one subtest per program (and per argument set,
 // where rmaArgs lists several): TestRMA/<config>/<program>[/<args>].
 //
-// RMA_CONFIGS=plain,g1 (names from rmaConfigs, or "all", which adds the
-// extra baselines) picks configurations; -run works as usual, e.g.
+// The configurations come in three tiers. By default (`make test`) the
+// core tier runs: the node-local path without ghosts, the ghost path on
+// one node under adaptation (windows switch between the ghosts and MPICH's
+// own path), and 1 and 2 ghosts per node on fake nodes, where same-node
+// targets take the node-local path and the others the ghost path.
+// RMA_CONFIGS=full adds the rest of what CI runs (.ci/run): the plain
+// baselines, which check the programs rather than Ghost, and the variants
+// of paths that the core tier takes with another parameter (the node-local
+// path beside 1 and 2 ghosts on one node, the ghost path fixed on one
+// node, the three PUT/GET balancing policies, no ghost on fake nodes, and
+// every Open MPI configuration). The core tier keeps `make test` near its
+// ten-minute budget on the 2-core AMD VM: a job costs most of a second of
+// CPU to start and end, most of a program's time here, and the full
+// matrix is over 800 jobs (bench/results/2026-11-27-launch-cost.md).
+// RMA_CONFIGS=all adds the extra baselines and variants that only run when
+// asked for.
+//
+// RMA_CONFIGS=plain,g1 (names from rmaConfigs, or "full" or "all") picks
+// configurations; -run works as usual, e.g.
 // -run 'TestRMA/g2/tiny'.
 
 // rmaConfig is one way of starting the programs.
@@ -27,7 +44,7 @@ type rmaConfig struct {
 	ghosts int    // ghosts per node for `ghost run`; -1: plain mpiexec, no Ghost
 	hosts  string // fake nodes
 	env    []string
-	extra  bool     // only with RMA_CONFIGS=all or by name
+	tier   rmaTier
 	only   []string // programs to run (all when empty)
 	// Open MPI 4.1 on this node: programs built with mpicc.openmpi, run
 	// by mpirun.openmpi with libghost-openmpi.so preloaded (users+ghosts
@@ -42,14 +59,23 @@ var spreadPrograms = []string{"put.c", "get.c", "rput.c", "rget.c", "dt_contig.c
 	"dt_mixed.c", "dt_struct.c", "dt_subarray.c", "dt_vector.c", "large_xfer.c", "flush_order.c",
 	"mixed_epochs.c", "mixed_origins.c", "mutex_excl.c", "req_epochs.c", "threads.c", "fence_ring.c", "pscw_ring.c"}
 
+// rmaTier says when a configuration runs: see the comment at the top.
+type rmaTier int
+
+const (
+	tierCore  rmaTier = iota // by default
+	tierFull                 // with RMA_CONFIGS=full (CI) or all
+	tierExtra                // with RMA_CONFIGS=all only
+)
+
 var rmaConfigs = []rmaConfig{
-	{name: "plain", users: 2, ghosts: -1},
+	{name: "plain", users: 2, ghosts: -1, tier: tierFull},
 	{name: "g0", users: 2, ghosts: 0},
-	{name: "g1", users: 3, ghosts: 1},
-	{name: "g2", users: 2, ghosts: 2},
+	{name: "g1", users: 3, ghosts: 1, tier: tierFull},
+	{name: "g2", users: 2, ghosts: 2, tier: tierFull},
 	// The ghost path on one node: what windows that span nodes use, with
 	// same-node origins and targets.
-	{name: "g1-ghostpath", users: 3, ghosts: 1, env: []string{"GHOST_NODE_LOCAL=off"}},
+	{name: "g1-ghostpath", users: 3, ghosts: 1, env: []string{"GHOST_NODE_LOCAL=off"}, tier: tierFull},
 	{name: "g1-2nodes", users: 4, ghosts: 1, hosts: "nodeA:3,nodeB:3"},
 	// Profiling adaptation on the ghost path, as ompi-g1-auto: windows
 	// switch between redirection and MPICH's own path at agreement points.
@@ -57,35 +83,35 @@ var rmaConfigs = []rmaConfig{
 	{name: "g2-2nodes", users: 4, ghosts: 2, hosts: "nodeA:4,nodeB:4"},
 	// Each PUT/GET balancing policy with 2 ghosts per node, on the
 	// programs it applies to (operations that cross nodes spread).
-	{name: "g2-random", users: 4, ghosts: 2, hosts: "nodeA:4,nodeB:4", env: []string{"GHOST_LOAD=random"}, only: spreadPrograms},
-	{name: "g2-op", users: 4, ghosts: 2, hosts: "nodeA:4,nodeB:4", env: []string{"GHOST_LOAD=op"}, only: spreadPrograms},
-	{name: "g2-byte", users: 4, ghosts: 2, hosts: "nodeA:4,nodeB:4", env: []string{"GHOST_LOAD=byte"}, only: spreadPrograms},
+	{name: "g2-random", users: 4, ghosts: 2, hosts: "nodeA:4,nodeB:4", env: []string{"GHOST_LOAD=random"}, only: spreadPrograms, tier: tierFull},
+	{name: "g2-op", users: 4, ghosts: 2, hosts: "nodeA:4,nodeB:4", env: []string{"GHOST_LOAD=op"}, only: spreadPrograms, tier: tierFull},
+	{name: "g2-byte", users: 4, ghosts: 2, hosts: "nodeA:4,nodeB:4", env: []string{"GHOST_LOAD=byte"}, only: spreadPrograms, tier: tierFull},
 	// No ghost on fake nodes: windows that span the nodes are MPICH's own
 	// (realigned), windows within a node take the node-local path.
-	{name: "g0-2nodes", users: 4, ghosts: 0, hosts: "nodeA:2,nodeB:2"},
+	{name: "g0-2nodes", users: 4, ghosts: 0, hosts: "nodeA:2,nodeB:2", tier: tierFull},
 	// Contiguous PUT/GET of fence, PSCW and lock_all epochs straight to the
 	// target (GHOST_HW_BYPASS, forced: this machine has no RDMA device), on
 	// the ghost path, where the bypass applies (a node-local window copies
 	// in memory instead).
-	{name: "g1-bypass", users: 3, ghosts: 1, env: []string{"GHOST_HW_BYPASS=on", "GHOST_NODE_LOCAL=off"}, extra: true},
+	{name: "g1-bypass", users: 3, ghosts: 1, env: []string{"GHOST_HW_BYPASS=on", "GHOST_NODE_LOCAL=off"}, tier: tierExtra},
 	// More baselines: plain MPICH with as many ranks as g1 and g1-2nodes,
 	// and with its shared-memory path off (which hides the alignment bug).
-	{name: "plain-n3", users: 3, ghosts: -1, extra: true},
-	{name: "plain-2nodes", users: 4, ghosts: -1, hosts: "nodeA:2,nodeB:2", extra: true},
-	{name: "plain-nolocal", users: 3, ghosts: -1, env: []string{"MPIR_CVAR_NOLOCAL=1"}, extra: true},
+	{name: "plain-n3", users: 3, ghosts: -1, tier: tierExtra},
+	{name: "plain-2nodes", users: 4, ghosts: -1, hosts: "nodeA:2,nodeB:2", tier: tierExtra},
+	{name: "plain-nolocal", users: 3, ghosts: -1, env: []string{"MPIR_CVAR_NOLOCAL=1"}, tier: tierExtra},
 	// Open MPI (one node: its mpirun cannot fake nodes): plain, the
 	// node-local path without ghosts, and the ghost path.
-	{name: "ompi-plain", users: 2, ghosts: -1, openMPI: true},
-	{name: "ompi-g0", users: 2, ghosts: 0, openMPI: true},
-	{name: "ompi-g1", users: 3, ghosts: 1, openMPI: true},
-	{name: "ompi-g1-ghostpath", users: 3, ghosts: 1, env: []string{"GHOST_NODE_LOCAL=off"}, openMPI: true},
+	{name: "ompi-plain", users: 2, ghosts: -1, openMPI: true, tier: tierFull},
+	{name: "ompi-g0", users: 2, ghosts: 0, openMPI: true, tier: tierFull},
+	{name: "ompi-g1", users: 3, ghosts: 1, openMPI: true, tier: tierFull},
+	{name: "ompi-g1-ghostpath", users: 3, ghosts: 1, env: []string{"GHOST_NODE_LOCAL=off"}, openMPI: true, tier: tierFull},
 	// The ghost path with profiling adaptation: windows switch between
 	// redirection and Open MPI's own path at agreement points.
-	{name: "ompi-g1-auto", users: 3, ghosts: 1, env: []string{"GHOST_NODE_LOCAL=off", "GHOST_ASYNC=auto"}, openMPI: true},
+	{name: "ompi-g1-auto", users: 3, ghosts: 1, env: []string{"GHOST_NODE_LOCAL=off", "GHOST_ASYNC=auto"}, openMPI: true, tier: tierFull},
 	// Two fake nodes (ghost run --hosts through mpirun.openmpi): windows
 	// span them, so they take the ghost path, over osc/pt2pt between the
 	// nodes.
-	{name: "ompi-g1-2nodes", users: 4, ghosts: 1, hosts: "nodeA:3,nodeB:3", env: []string{"OMPI_MCA_btl_tcp_if_include=lo"}, openMPI: true, extra: true},
+	{name: "ompi-g1-2nodes", users: 4, ghosts: 1, hosts: "nodeA:3,nodeB:3", env: []string{"OMPI_MCA_btl_tcp_if_include=lo"}, openMPI: true, tier: tierExtra},
 }
 
 // rmaArgs gives programs that take arguments their argument sets, each run
@@ -320,7 +346,7 @@ func selectedRMAConfigs(t *testing.T) []rmaConfig {
 	want := os.Getenv("RMA_CONFIGS")
 	var out []rmaConfig
 	for _, c := range rmaConfigs {
-		if want == "" && !c.extra || want == "all" {
+		if want == "" && c.tier == tierCore || want == "full" && c.tier <= tierFull || want == "all" {
 			out = append(out, c)
 			continue
 		}
@@ -335,7 +361,7 @@ func selectedRMAConfigs(t *testing.T) []rmaConfig {
 		for _, c := range rmaConfigs {
 			names = append(names, c.name)
 		}
-		t.Fatalf("RMA_CONFIGS=%q names no configuration; known: %s, all", want, strings.Join(names, ", "))
+		t.Fatalf("RMA_CONFIGS=%q names no configuration; known: %s, full, all", want, strings.Join(names, ", "))
 	}
 	return out
 }
