@@ -523,10 +523,11 @@ static int a_step(sums_t s, uint64_t ops)
  * windows) from ending it with a vote of its own, which would give the
  * windows of one step different states. The end of a step is where ranks
  * that finished early wait in the point and drive MPI's progress: the
- * operations of a tail complete promptly whatever the step was. In a test whose stall phases last 400 ms at intervals of
- * 100 ms, the tail of 19 ms in which rank 0's target had finished and waited
- * in the fence voted off against the stalls of the three intervals before
- * it, and the phase ended direct in about 1 run of 15. */
+ * operations of a tail complete promptly whatever the step was. In a test
+ * whose stall phases last 400 ms at intervals of 100 ms, the tail of 19 ms
+ * in which rank 0's target had finished and waited in the fence voted off
+ * against the stalls of the three intervals before it, and the phase ended
+ * direct in about 1 run of 15. */
 static int a_tail(sums_t s) { return began_mid_step && outside_points(s) < ghost_predict_ticks / 2; }
 
 int ghost_prof_vote(void)
