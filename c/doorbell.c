@@ -9,7 +9,9 @@
  *    (one load of a line that rarely changes) and rings only when it is set;
  *  - an origin on another node cannot reach that memory; it sends a 0-byte
  *    message on a private communicator from its epoch calls (lock, flush,
- *    fence, start, ...), at most once per WAKE_INTERVAL_NS per ghost.
+ *    fence, start, ...), at most once per WAKE_INTERVAL_NS per ghost. Over
+ *    UCX, that message and the operations themselves end the doze
+ *    (ucxwake.c); elsewhere the ghost finds them at its next timed wake.
  */
 #include "agree.h"
 #include "doorbell.h"
@@ -93,7 +95,7 @@ void ghost_wake_remote(int world_rank)
         PMPI_Request_free(&req);
 }
 
-uint32_t *ghost_doze_begin(int local_ghost, uint32_t *seen)
+uint32_t *ghost_doze_begin(int local_ghost, uint32_t *seen, int remote)
 {
     uint32_t *bell = &ghost_node_ctl->ghost[local_ghost].doorbell;
     *seen = __atomic_load_n(bell, __ATOMIC_ACQUIRE);
@@ -101,7 +103,8 @@ uint32_t *ghost_doze_begin(int local_ghost, uint32_t *seen)
     /* One more look at MPI after publishing the flag: an origin that saw
      * the flag clear had issued its operation before it looked
      * (ghost_ring_issued), so this poll finds it. */
-    if (ghost_wake_poll() || __atomic_load_n(bell, __ATOMIC_SEQ_CST) != *seen) {
+    if (ghost_wake_poll() || (remote && !ghost_ucx_wake_arm()) ||
+        __atomic_load_n(bell, __ATOMIC_SEQ_CST) != *seen) {
         __atomic_store_n(&ghost_node_ctl->ghost[local_ghost].sleeping, 0, __ATOMIC_RELAXED);
         return NULL;
     }

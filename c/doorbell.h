@@ -70,13 +70,27 @@ static inline void ghost_ring_waited(void)
 void ghost_wake_remote(int world_rank);
 
 /* Ghost side, a doze in three steps (shim/ghost.go): ghost_doze_begin
- * publishes the sleeping flag and polls MPI once more; it returns the
- * doorbell to wait on with FUTEX_WAIT against *seen, or NULL when an origin
- * or a wake message came already (then there is nothing to wait for).
- * ghost_doze_end clears the flag and says whether the doorbell rang. */
-uint32_t *ghost_doze_begin(int local_ghost, uint32_t *seen);
+ * publishes the sleeping flag and polls MPI once more; with remote, it asks
+ * that traffic from another node ring the doorbell too (ucxwake.c). It
+ * returns the doorbell to wait on with FUTEX_WAIT against *seen, or NULL
+ * when an origin, a wake message or other traffic came already (then there
+ * is nothing to wait for). ghost_doze_end clears the flag and says whether
+ * the doorbell rang. */
+uint32_t *ghost_doze_begin(int local_ghost, uint32_t *seen, int remote);
 int ghost_doze_end(int local_ghost, uint32_t seen);
 /* Ghost side: 1 when a wake message from another node arrived. */
 int ghost_wake_poll(void);
+
+/* Ghost side, MPICH over UCX (ucxwake.c): traffic from another node ends a
+ * doze as a local origin's ring does. ghost_ucx_wake_setup starts the
+ * thread that rings local ghost local_ghost's doorbell when UCX signals
+ * traffic, and says whether it could (0: no UCX, or UCX without events;
+ * then such traffic waits for the ghost's timed wake). ghost_doze_begin
+ * arms UCX through ghost_ucx_wake_arm, which returns 0 when traffic is
+ * already pending (no doze then), and 1 without setup. */
+int ghost_ucx_wake_setup(int local_ghost);
+int ghost_ucx_wake_arm(void);
+unsigned long ghost_ucx_wake_rings(void); /* the rings so far */
+void ghost_ucx_wake_teardown(void);
 
 #endif

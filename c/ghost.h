@@ -29,6 +29,11 @@ extern int ghost_total_ghosts;
  * which MPICH keeps on the built-in MPI_COMM_WORLD (c/world.c). */
 int ghost_is_predefined_comm_keyval(int keyval);
 
+/* Set while MPI's own MPI_Init or MPI_Init_thread runs (world.c): the UCX
+ * context created then is MPI's, not one the application made itself
+ * (ucxwake.c). */
+extern int ghost_mpi_initializing;
+
 /* ---- calls begun ----------------------------------------------------------- */
 
 /* How many wrapped MPI calls this thread has begun (every wrapper that may

@@ -124,7 +124,9 @@ int PMPI_Init(int *argc, char ***argv)
     require_abi();
     ghost_unpreload();
     ghost_stdout_stash();
+    ghost_mpi_initializing = 1;
     int rc = GHOST_REAL(MPI_Init)(argc, argv);
+    ghost_mpi_initializing = 0;
     if (rc != MPI_SUCCESS) {
         ghost_stdout_restore();
         return rc;
@@ -143,7 +145,9 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     require_abi();
     ghost_unpreload();
     ghost_stdout_stash();
+    ghost_mpi_initializing = 1;
     int rc = GHOST_REAL(MPI_Init_thread)(argc, argv, required, provided);
+    ghost_mpi_initializing = 0;
     if (rc == MPI_SUCCESS) {
         ghost_type_table_init();
         rc = ghostAfterInit(*provided); /* a ghost never returns */

@@ -44,6 +44,14 @@ func serve(ghosts C.MPI_Comm) {
 		exporter = startMetrics(l.NodeOf[self.worldRank])
 	}
 
+	// Traffic from another node ends this ghost's dozes as a local
+	// origin's doorbell does, where MPICH runs over UCX. On one node there
+	// is no such traffic, and what UCX would signal is a local origin's
+	// operation, which rings the doorbell already: a second wake, through
+	// the thread that watches UCX, on the cores the ranks share.
+	remoteWakes := len(l.Nodes) > 1 && C.ghost_ucx_wake_setup(C.int(myIndex)) != 0
+	self.log.debugf("ghost at world rank %d: traffic from other nodes wakes it: %v", self.worldRank, remoteWakes)
+
 	turn := newSchedulerTurn()
 	for finalized < users {
 		var cmd C.ghost_cmd_t
@@ -116,7 +124,8 @@ func serve(ghosts C.MPI_Comm) {
 			// A job on one node serves its windows in shared memory, with
 			// no pooled window: then no window goes through this ghost.
 			serving := len(ghostWindows) > 0 || gsync || pooledWin != winNull
-			woken := doze(myIndex, wait.SleepFor(a, serving))
+			d := wait.SleepFor(a, serving)
+			woken := doze(myIndex, d, remoteWakes && policy.WakeOnRemote(d))
 			turn.maybe() // a doze is long: look at the clock after each
 			if woken {
 				policy.Worked()
@@ -144,7 +153,12 @@ func serve(ghosts C.MPI_Comm) {
 		l.LocalRank[self.worldRank], l.NodeOf[self.worldRank], self.worldRank, commands, polls, wakes,
 		cpu.Seconds()*1e3, wall.Seconds(), 100*cpu.Seconds()/wall.Seconds(), self.cfg.Wait)
 
+	if remoteWakes {
+		self.log.debugf("ghost at world rank %d: traffic from other nodes rang its doorbell %d times",
+			self.worldRank, uint64(C.ghost_ucx_wake_rings()))
+	}
 	C.ghost_ctl_teardown()
+	C.ghost_ucx_wake_teardown()
 	C.ghost_doorbell_teardown()
 	C.ghost_gp_teardown()
 	freeCreationLock()
@@ -175,8 +189,9 @@ func leave(exporter *nodeMetrics) {
 	C.ghost_life_leave()
 }
 
-// doze sleeps up to d unless an origin rings this ghost's doorbell, and
-// reports whether something woke it. The wait itself is a raw system call,
+// doze sleeps up to d unless an origin rings this ghost's doorbell, or,
+// with remote, traffic from another node arrives, and reports whether
+// something woke it. The wait itself is a raw system call,
 // not a cgo call: the Go runtime sees no system call, so its monitor thread
 // does not take the ghost's P away during the sleep and hand it to another
 // thread. A cgo call that slept did exactly that, at every doze: the
@@ -185,9 +200,9 @@ func leave(exporter *nodeMetrics) {
 // about 155 with the raw wait, and 3.2-4.3% of a core against 1.4-1.7%
 // (bench/results/2026-11-26-idle-ghost-raw-doze.md). The price is that
 // the goroutine keeps its P: see schedulerTurn.
-func doze(index int, d time.Duration) bool {
+func doze(index int, d time.Duration, remote bool) bool {
 	var seen C.uint32_t
-	bell := C.ghost_doze_begin(C.int(index), &seen)
+	bell := C.ghost_doze_begin(C.int(index), &seen, C.int(boolInt(remote)))
 	if bell == nil {
 		return true
 	}

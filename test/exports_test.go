@@ -12,11 +12,13 @@ import (
 // interposes (C, PMPI_ profiling names, MPIX_ extensions, and Fortran names
 // should it define any), the two libmpich functions MPICH's Fortran
 // bindings read attributes through (c/fortran.c), and UCX's
-// ucp_worker_progress, where users yield their core (c/politeness.c), and
+// ucp_worker_progress, where users yield their core (c/politeness.c),
+// ucp_init_version and ucp_worker_create, through which a sleeping ghost
+// learns of traffic from other nodes (c/ucxwake.c), and
 // dlopen, which resolves an MPI that Python loads after the library
 // (c/world.c). Everything else is local to the library
 // (shim/exports.map; docs/design.md, "Exported symbols").
-var exported = regexp.MustCompile(`^(P?MPIX?_[A-Za-z0-9_]+|p?mpi_[a-z0-9_]+|MPII_(Comm|Win)_get_attr|ucp_worker_progress|dlopen)$`)
+var exported = regexp.MustCompile(`^(P?MPIX?_[A-Za-z0-9_]+|p?mpi_[a-z0-9_]+|MPII_(Comm|Win)_get_attr|ucp_worker_progress|ucp_init_version|ucp_worker_create|dlopen)$`)
 
 func TestExportList(t *testing.T) {
 	if testing.Short() {

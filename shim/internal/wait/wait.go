@@ -60,7 +60,8 @@ const (
 // The sleeps then back off from OversubscribedFirstSleep to the ceiling
 // rather than start there: right after a piece of work the next one is
 // likely (the next step of the same lock epoch), and an origin on another
-// node cannot ring the doorbell, so a ghost that slept the full ceiling at
+// node cannot ring the doorbell (traffic from it ends only dozes of
+// RemoteWakeSleep or longer, below), so a ghost that slept the full ceiling at
 // once made every round trip of such an epoch wait for it (ACC under
 // lock/unlock to a computing target on another fake node: 2.3-2.7 ms, three
 // round trips). The back-off costs three wakes more per burst of work
@@ -70,6 +71,29 @@ const (
 	OversubscribedYieldPolls = 32
 	OversubscribedFirstSleep = 125 * time.Microsecond
 )
+
+// A doze can end on traffic from another node as well as on a local
+// origin's doorbell, where MPI lets the ghost know of that traffic (MPICH
+// over UCX: c/ucxwake.c). Each such wake costs the woken ghost and the
+// thread that watches UCX for it a switch onto a core, and on shared cores
+// the task they preempt is a rank. While traffic is dense the back-off
+// keeps the ghost's dozes short, so the next timed wake is never far and
+// serves whatever arrived meanwhile at once; waking at every packet instead
+// made NWChem's ethanol SCF on 2 fake nodes with 2 cores take 3.3 s instead
+// of 2.9 under GHOST_ASYNC=on. So an oversubscribed ghost asks to be woken
+// by remote traffic only for dozes of RemoteWakeSleep or longer, those in
+// which an origin would otherwise wait the longest: a lock epoch to a
+// computing target on another fake node through a sleeping ghost took
+// medians of 0.6-5.0 ms (most near 4), and 0.15-0.46 ms with wakes
+// (bench/results/2026-11-27-ucx-wakeups.md). On cores of its own the ghost
+// takes no rank's turn, and asks at every doze.
+const RemoteWakeSleep = 500 * time.Microsecond
+
+// WakeOnRemote says whether the doze of a (for a Sleep action) should end
+// when traffic from another node arrives.
+func (p *Policy) WakeOnRemote(sleep time.Duration) bool {
+	return !p.oversubscribed || sleep >= RemoteWakeSleep
+}
 
 // Policy tracks idleness since the last piece of work.
 type Policy struct {

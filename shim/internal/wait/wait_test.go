@@ -101,3 +101,39 @@ func TestOversubscriptionFollowsTheLoad(t *testing.T) {
 		t.Fatalf("load gone: %v, want the full spin and yield budgets", kinds)
 	}
 }
+
+func TestWakeOnRemote(t *testing.T) {
+	tests := []struct {
+		name  string
+		over  bool
+		sleep time.Duration
+		want  bool
+	}{
+		{"own cores, shortest doze", false, MinSleep, true},
+		{"own cores, ceiling", false, MaxSleep, true},
+		{"shared cores, first doze", true, OversubscribedFirstSleep, false},
+		{"shared cores, just under", true, RemoteWakeSleep - time.Microsecond, false},
+		{"shared cores, at the threshold", true, RemoteWakeSleep, true},
+		{"shared cores, ceiling", true, MaxSleep, true},
+	}
+	for _, tt := range tests {
+		p := New(config.WaitAdaptive)
+		p.SetOversubscribed(tt.over)
+		if got := p.WakeOnRemote(tt.sleep); got != tt.want {
+			t.Errorf("%s: WakeOnRemote(%v) = %v, want %v", tt.name, tt.sleep, got, tt.want)
+		}
+	}
+}
+
+// The back-off reaches the threshold on shared cores: a ghost that stays
+// idle ends up in dozes that traffic from another node can end.
+func TestOversubscribedBackOffReachesRemoteWakes(t *testing.T) {
+	p := New(config.WaitAdaptive)
+	p.SetOversubscribed(true)
+	for i := 0; i < OversubscribedSpinPolls+OversubscribedYieldPolls+10; i++ {
+		if a := p.Idle(); a.Kind == Sleep && p.WakeOnRemote(a.Sleep) {
+			return
+		}
+	}
+	t.Fatalf("no doze of %v or more within 10 dozes", RemoteWakeSleep)
+}
