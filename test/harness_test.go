@@ -247,7 +247,14 @@ func execute(t *testing.T, j job, name string, args ...string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = append(os.Environ(), j.env...)
+	// Each job gets its own Open MPI session directory. In the shared
+	// one (/tmp/ompi.HOST.UID), an mpirun that ends removes the directory
+	// once its own entry is gone, and a parallel subtest's mpirun that had
+	// just created it then failed to create its entry there ("A call to
+	// mkdir was unable to create the desired directory", CI at 9d59394).
+	// MPICH ignores the variable.
+	cmd.Env = append(os.Environ(), "OMPI_MCA_orte_tmpdir_base="+t.TempDir())
+	cmd.Env = append(cmd.Env, j.env...)
 	// mpiexec forks proxies and ranks: on timeout, kill the whole group.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stacks string
