@@ -194,33 +194,53 @@ var suites = []Suite{
 		Wide:   true,
 		Charts: []Chart{categoryChart{Title: "wait-idle: 8-byte op+flush, idle target, us", Unit: "us", Log: true}},
 	},
-	multiphaseSuite("multiphase", "fence", "16 fenced steps per phase"),
-	multiphaseSuite("multiphase-passive", "passive", "the window in one lock_all(MPI_MODE_NOCHECK) "+
-		"epoch for the whole run and 16 steps per phase, each closed by flush_all and MPI_Barrier as "+
-		"Global Arrays' sync does, so that Ghost can switch only at implicit points"),
+	multiphaseSuite("multiphase", "fence", "16 fenced steps per phase", ""),
+	multiphaseSuite("multiphase-passive", "passive", passiveSteps, ""),
+	multiphaseSuite("multiphase-2nodes", "fence", "16 fenced steps per phase", multiphaseTwoNodes),
+	multiphaseSuite("multiphase-passive-2nodes", "passive", passiveSteps, multiphaseTwoNodes),
 	countingSuite(),
 	appsSuite(),
 	appsTwoNodesSuite(),
 }
 
+const passiveSteps = "the window in one lock_all(MPI_MODE_NOCHECK) epoch for the whole run and 16 " +
+	"steps per phase, each closed by flush_all and MPI_Barrier as Global Arrays' sync does, so that " +
+	"Ghost can switch only at implicit points"
+
+// multiphaseTwoNodes is the suffix of the multiphase configurations that
+// run on 2 fake nodes.
+const multiphaseTwoNodes = "-2nodes"
+
 // multiphaseSuite is the adaptive Casper paper's 8-phase pattern with the
 // given synchronization between steps (the program's fence|passive),
-// described by steps.
-func multiphaseSuite(name, sync, steps string) Suite {
+// described by steps, in the configurations named with suffix: on one node
+// with the node-local path off (""), or on 2 fake nodes (multiphaseTwoNodes),
+// where a window spans nodes and the node-local path leaves the ghost path
+// to every target, as on real nodes.
+func multiphaseSuite(name, sync, steps, suffix string) Suite {
+	where := "one node, every window on the ghost path (GHOST_NODE_LOCAL=off: the node-local path " +
+		"would serve it without the ghosts, whatever its state)"
+	if suffix == multiphaseTwoNodes {
+		where = "2 fake nodes, 1 rank and 1 ghost on each, so that every target is on the other node"
+	}
+	var configs []string
+	for _, c := range []string{"static-on", "static-off", "U", "P", "GP"} {
+		configs = append(configs, c+suffix)
+	}
 	return Suite{
 		Name:    name,
 		Program: "multiphase.c",
 		About: "The adaptive Casper paper's 8-phase pattern (COMP, COMP, COMM, COMM, twice), scaled to " +
 			"this machine: in COMP phases each rank computes 40 ms in chunks (1 ms on even ranks, 2 ms on " +
 			"odd ones, as ranks rarely compute in step) and accumulates into its neighbour between them; " +
-			"in COMM phases every rank accumulates into every rank in a tight loop; " + steps + ". " +
-			"Redirection fixed on or off, switched by the program before each phase (U), or " +
+			"in COMM phases every rank accumulates into every rank in a tight loop; " + steps + "; on " +
+			where + ". Redirection fixed on or off, switched by the program before each phase (U), or " +
 			"chosen by Ghost from its profile (P, and GP with the ghosts' exchange, which steers only " +
 			"PUT/GET: the program issues accumulates).",
 		// Work per phase, chunk_us and the synchronization; the
 		// configuration puts the mode (static|user) first.
 		Args:    fixed([]string{"40", "1000", sync}, []string{"16", "1000", sync}),
-		Configs: []string{"static-on", "static-off", "U", "P", "GP"},
+		Configs: configs,
 		// A run is half a second; at 5 rounds, chance alone put the
 		// median P or GP past 1.15 x U in 16-36% of runs on the 2-core
 		// VM, where the true ratio was 1.10-1.11
@@ -332,17 +352,29 @@ var configs = []Config{
 	withEnv(sleepingTarget(ghostPath(ghostConfig(1))), "ghost-ng1-sleep-yield", "the ghost yields between polls", "GHOST_WAIT=yield"),
 	// The strategies of issue 6, for programs that take the mode static or
 	// user first (multiphase).
-	multiphaseConfig("static-on", "static", "GHOST_ASYNC=on"),
-	multiphaseConfig("static-off", "static", "GHOST_ASYNC=off"),
-	multiphaseConfig("U", "user", "GHOST_ASYNC=on"),
-	multiphaseConfig("P", "static", "GHOST_ASYNC=auto", "GHOST_PREDICT_INT=10ms", "GHOST_GSYNC_INT=0"),
-	multiphaseConfig("GP", "static", "GHOST_ASYNC=auto", "GHOST_PREDICT_INT=10ms", "GHOST_GSYNC_INT=10ms"),
+}
+
+func init() {
+	for _, suffix := range []string{"", multiphaseTwoNodes} {
+		configs = append(configs,
+			multiphaseConfig("static-on", suffix, "static", "GHOST_ASYNC=on"),
+			multiphaseConfig("static-off", suffix, "static", "GHOST_ASYNC=off"),
+			multiphaseConfig("U", suffix, "user", "GHOST_ASYNC=on"),
+			multiphaseConfig("P", suffix, "static", "GHOST_ASYNC=auto", "GHOST_PREDICT_INT=10ms", "GHOST_GSYNC_INT=0"),
+			multiphaseConfig("GP", suffix, "static", "GHOST_ASYNC=auto", "GHOST_PREDICT_INT=10ms", "GHOST_GSYNC_INT=10ms"))
+	}
 }
 
 // multiphaseConfig is ghost-ng1 with env, running the program in mode
-// (static: it never switches; user: it switches before each phase).
-func multiphaseConfig(name, mode string, env ...string) Config {
-	return withArgs(withEnv(ghostPath(ghostConfig(1)), name, "redirection", env...), name, "program mode", mode)
+// (static: it never switches; user: it switches before each phase): on
+// the ghost path of one node, or on 2 fake nodes for multiphaseTwoNodes.
+func multiphaseConfig(name, suffix, mode string, env ...string) Config {
+	base := ghostPath(ghostConfig(1))
+	if suffix == multiphaseTwoNodes {
+		base = fakeNodes(ghostConfig(1), name+suffix)
+	}
+	name += suffix
+	return withArgs(withEnv(base, name, "redirection", env...), name, "program mode", mode)
 }
 
 func named(c Config, name string) Config {
