@@ -12,11 +12,12 @@
  * created with UCP_FEATURE_WAKEUP. MPICH does not ask for that feature, so
  * Ghost adds it where MPICH creates its context (ucp_init_version, which
  * ucp_init calls, inside MPI_Init: a context the application creates for
- * itself is left alone) and notes the worker MPICH creates. A ghost then arms
- * the worker before each doze, and a thread of its own waits on the
- * descriptor and rings the ghost's doorbell when traffic arrives, so the
- * doze, a futex wait that local origins already end, ends for remote ones
- * too. The thread makes no UCX call: the ghost's serving thread, the only
+ * itself is left alone) and notes the worker MPICH creates. A ghost of a
+ * job on more than one node then arms the worker before a doze (on shared
+ * cores, only before a long one: wait.Policy.WakeOnRemote), and a thread of
+ * its own waits on the descriptor and rings the ghost's doorbell when
+ * traffic arrives, so the doze, a futex wait that local origins already
+ * end, ends for remote ones too. The thread makes no UCX call: the ghost's serving thread, the only
  * one that drives MPI, arms the worker itself.
  *
  * What the feature changes for the processes that never arm (users): UCX
