@@ -224,8 +224,8 @@ func multiphaseSuite(name, sync, steps, suffix string) Suite {
 		where = "2 fake nodes, 1 rank and 1 ghost on each, so that every target is on the other node"
 	}
 	var configs []string
-	for _, c := range []string{"static-on", "static-off", "U", "P", "GP"} {
-		configs = append(configs, c+suffix)
+	for _, st := range multiphaseStrategies {
+		configs = append(configs, st.name+suffix)
 	}
 	return Suite{
 		Name:    name,
@@ -354,14 +354,25 @@ var configs = []Config{
 	// user first (multiphase).
 }
 
+// multiphaseStrategies are the ways a multiphase configuration chooses each
+// phase's redirection state: the program's mode (static: it never
+// switches; user: it switches before each phase) and Ghost's variables.
+var multiphaseStrategies = []struct {
+	name, mode string
+	env        []string
+}{
+	{"static-on", "static", []string{"GHOST_ASYNC=on"}},
+	{"static-off", "static", []string{"GHOST_ASYNC=off"}},
+	{"U", "user", []string{"GHOST_ASYNC=on"}},
+	{"P", "static", []string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=10ms", "GHOST_GSYNC_INT=0"}},
+	{"GP", "static", []string{"GHOST_ASYNC=auto", "GHOST_PREDICT_INT=10ms", "GHOST_GSYNC_INT=10ms"}},
+}
+
 func init() {
 	for _, suffix := range []string{"", multiphaseTwoNodes} {
-		configs = append(configs,
-			multiphaseConfig("static-on", suffix, "static", "GHOST_ASYNC=on"),
-			multiphaseConfig("static-off", suffix, "static", "GHOST_ASYNC=off"),
-			multiphaseConfig("U", suffix, "user", "GHOST_ASYNC=on"),
-			multiphaseConfig("P", suffix, "static", "GHOST_ASYNC=auto", "GHOST_PREDICT_INT=10ms", "GHOST_GSYNC_INT=0"),
-			multiphaseConfig("GP", suffix, "static", "GHOST_ASYNC=auto", "GHOST_PREDICT_INT=10ms", "GHOST_GSYNC_INT=10ms"))
+		for _, st := range multiphaseStrategies {
+			configs = append(configs, multiphaseConfig(st.name, suffix, st.mode, st.env...))
+		}
 	}
 }
 
