@@ -455,6 +455,7 @@ int ghost_local_lock(ghost_win_t *w, int type, int target, int assert)
     ghost_target_t *t = &w->t[target];
     if (t->lock_type || w->lockall)
         return MPI_ERR_RMA_SYNC;
+    ghost_passive_epoch_begins(w);
     /* NOCHECK promises that no other process holds or asks for a
      * conflicting lock: there is nothing to take. */
     t->nocheck = (assert & MPI_MODE_NOCHECK) != 0;
@@ -491,6 +492,7 @@ int ghost_local_lock_all(ghost_win_t *w, int assert)
 {
     if (w->lockall || w->nlocked)
         return MPI_ERR_RMA_SYNC;
+    ghost_passive_epoch_begins(w);
     ghost_count_sync(GHOST_SYNC_LOCK_ALL);
     if (assert & MPI_MODE_NOCHECK) {
         w->lockall = GHOST_LOCKALL_NOCHECK;

@@ -195,6 +195,7 @@ GHOST_DEFINE_RMA(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win
     ghost_target_t *t = &w->t[rank];
     if (t->lock_type || w->lockall)
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
+    ghost_passive_epoch_begins(w);
     ghost_quiesce_check(w); /* before the lock's word names a path */
     GHOST_SYNC_CALL(GHOST_CALL_LOCK);
     ghost_wake_target(w, t);
@@ -261,6 +262,7 @@ GHOST_DEFINE_RMA(MPI_Win_lock_all, (int assert, MPI_Win win), (assert, win), {
         return ghost_win_error(w, ghost_local_lock_all(w, assert));
     if (w->lockall || __atomic_load_n(&w->nlocked, __ATOMIC_RELAXED))
         return ghost_win_error(w, MPI_ERR_RMA_SYNC);
+    ghost_passive_epoch_begins(w);
     ghost_quiesce_check(w); /* before the words name a path */
     ghost_count_sync(GHOST_SYNC_LOCK_ALL);
     GHOST_SYNC_CALL(GHOST_CALL_LOCK_ALL);

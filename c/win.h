@@ -225,6 +225,21 @@ static inline void ghost_last_unlock(ghost_win_t *w)
         ghost_ops_complete(w);
 }
 
+/* MPI_Win_lock or MPI_Win_lock_all opens a passive-target epoch. A fence
+ * opens an epoch only if RMA calls follow it before the next fence, and an
+ * active-target epoch cannot overlap a passive one (MPI 4.0, 12.5), so a
+ * lock that follows a fence with nothing issued since means that the
+ * fence's epoch never began: the window is in no fence epoch any more.
+ * Programs commonly publish a window's first contents with a fence and
+ * then stay in passive epochs; an epoch left open would keep the window
+ * from ever looking quiet (quiesce.c) and keep unlocks from completing its
+ * operations (ghost_last_unlock). */
+static inline void ghost_passive_epoch_begins(ghost_win_t *w)
+{
+    if (!w->issued)
+        w->fence_open = 0;
+}
+
 /* The rank that carries this origin's operations to t in the window's
  * current state, and the displacement there of byte 0 of t's segment. */
 static inline int ghost_anchor(const ghost_win_t *w, const ghost_target_t *t)

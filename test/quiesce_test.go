@@ -99,7 +99,7 @@ func TestQuiescenceSwitchesSafely(t *testing.T) {
 					if e.To == profile.StateOn && e.First < loopsEnd-start {
 						onInLoop[e.Window]++
 					}
-				case profile.PointAllocation, profile.PointImplicit:
+				case profile.PointAllocation, profile.PointFence, profile.PointImplicit:
 				default:
 					t.Errorf("switch %+v at a point the program never reaches", e)
 				}

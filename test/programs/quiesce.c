@@ -3,7 +3,8 @@
  * the windows stay under lock_all(MPI_MODE_NOCHECK) or lock epochs, and
  * the only barrier comes after the work.
  *
- *  A (MPI_COMM_WORLD): every rank counts on rank 0 with MPI_Accumulate,
+ *  A (MPI_COMM_WORLD): its zeros published with a fence before its
+ *    lock_all, every rank counts on rank 0 with MPI_Accumulate,
  *    MPI_Fetch_and_op and a Compare_and_swap loop, each completed by
  *    MPI_Win_flush: quiet after every flush, so it may switch. Each rank
  *    also writes its own slot of rank 0 and of its right neighbour with
@@ -77,6 +78,11 @@ int main(int argc, char **argv)
         *e = 0;
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    /* A's zeros are published with a fence, as programs often do before
+     * their passive epochs: the lock_all that follows, with nothing issued
+     * in between, means the fence opened no epoch, so A must still switch
+     * outside collectives. */
+    MPI_Win_fence(0, wa);
     MPI_Win_lock_all(MPI_MODE_NOCHECK, wa);
     MPI_Win_lock_all(MPI_MODE_NOCHECK, wb);
     if (we != MPI_WIN_NULL)
