@@ -22,6 +22,10 @@
 /* An internal collective, counted for the call being served (counters.h). */
 #define COLLECTIVE(op) (ghost_count_internal(GHOST_INTERNAL_COLLECTIVE, 1), (op))
 
+/* The window-wide decision from the ballots' sum, for a window whose state
+ * is current (-1: none yet). */
+static int decision(int sum, int current) { return current < 0 ? ghost_agree(sum) : ghost_decide(sum, current); }
+
 int ghost_ballot(MPI_Comm comm, int current, int *vote, int *agreed)
 {
     int ballot = ghost_prof_vote(), sum = 0;
@@ -33,7 +37,30 @@ int ghost_ballot(MPI_Comm comm, int current, int *vote, int *agreed)
     int rc = COLLECTIVE(GHOST_REAL(MPI_Allreduce)(&ballot, &sum, 1, MPI_INT, MPI_SUM, comm));
     ghost_prof_wait(ghost_ticks() - t0);
     if (rc == MPI_SUCCESS)
-        *agreed = current < 0 ? ghost_agree(sum) : ghost_decide(sum, current);
+        *agreed = decision(sum, current);
+    return rc;
+}
+
+int ghost_window_ballot(ghost_win_t *w, int *agreed)
+{
+    int ballot = ghost_prof_vote(), sum = 0;
+    w->ballot = ballot;
+    *agreed = -1;
+    uint64_t t0 = ghost_ticks();
+    MPI_Request req;
+    int rc = COLLECTIVE(GHOST_REAL(MPI_Iallreduce)(&ballot, &sum, 1, MPI_INT, MPI_SUM, w->pscw, &req));
+    if (rc == MPI_SUCCESS)
+        rc = w->quiesce ? ghost_quiesce_wait(&req, &w, 1) : GHOST_REAL(MPI_Wait)(&req, MPI_STATUS_IGNORE);
+    ghost_prof_wait(ghost_ticks() - t0);
+    /* Read after the ballot: an answer inside it may have switched the
+     * window, and once every rank is here every attempt that could have
+     * is decided, so every rank reads the same state. */
+    if (rc == MPI_SUCCESS)
+        *agreed = decision(sum, w->redirect);
+    /* The program met here: a switch outside collectives needs a stretch
+     * without such points (quiesce.c). */
+    if (w->quiesce)
+        ghost_quiesce_restart(w);
     return rc;
 }
 

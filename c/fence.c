@@ -13,7 +13,7 @@ int ghost_agreeing_barrier(ghost_win_t *w, int *agreed)
     *agreed = -1;
     if (!ghost_async_auto)
         return COLLECTIVE(GHOST_REAL(MPI_Barrier)(w->pscw));
-    return ghost_ballot(w->pscw, w->redirect, &w->ballot, agreed);
+    return ghost_window_ballot(w, agreed);
 }
 
 GHOST_DEFINE_RMA(MPI_Win_fence, (int assert, MPI_Win win), (assert, win), {
