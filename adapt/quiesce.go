@@ -10,12 +10,15 @@ import "time"
 // operation (Predictor.Direct) would have, and more than the stalls the
 // direct path last showed. A stretch as short as Glimpse speaks too, once
 // what it lost holds StallShare of Evidence: the evidence that a full
-// stretch needs, in less time. An attempt waits Deadline at most for every
-// user to be quiet; after a failed one the process waits Evidence before
-// the next, doubling up to BackoffMax.
+// stretch needs, in less time. The cost rule speaks over a stretch as short
+// as Priced once TrustedOps operations through the ghosts priced it (see
+// Quiescence). An attempt waits Deadline at most for every user to be
+// quiet (such a short stretch's attempt no longer than the stretch lost);
+// after a failed one the process waits Evidence before the next, doubling
+// up to BackoffMax.
 type QuiescePolicy struct {
-	Evidence, Glimpse, Deadline, BackoffMax time.Duration
-	StallShare                              float64
+	Evidence, Glimpse, Priced, Deadline, BackoffMax time.Duration
+	StallShare                                      float64
 }
 
 // QuiesceDeadline is how long an attempt waits for the users to be quiet:
@@ -37,6 +40,17 @@ const QuiesceDeadline = 20 * time.Millisecond
 //     time on the task counter from its first claim, and waiting out the
 //     full stretch cost it about 20 ms of stalls per rank, some 5% of the
 //     job on 2 fake nodes;
+//   - toward the direct path, over a sixteenth of it, once TrustedOps
+//     operations through the ghosts cost that share more than the direct
+//     path would have: a price per operation measured over that many is a
+//     measurement, not one slow wake (the predictor's rule too, doubt in
+//     predict.c), and such an attempt waits no longer than the stretch
+//     lost, so a failure costs at most what it tried to stop. The
+//     multiphase benchmark enters each communication phase redirected, at
+//     0.1-0.4 ms an operation through a ghost of the other fake node
+//     against a few microseconds direct: a step of 14-35 ms whose switch at
+//     a glimpse came near its end
+//     (bench/results/2026-11-28-priced-quiescence.md);
 //   - a process that keeps failing (a user that computes with operations
 //     in flight, or holds a lock) tries at most once per interval.
 func Quiescence(predict time.Duration) QuiescePolicy {
@@ -44,6 +58,7 @@ func Quiescence(predict time.Duration) QuiescePolicy {
 	return QuiescePolicy{
 		Evidence:   evidence,
 		Glimpse:    evidence / 4,
+		Priced:     evidence / 16,
 		Deadline:   QuiesceDeadline,
 		BackoffMax: max(predict, 2*QuiesceDeadline),
 		StallShare: 2 * MinStallShare,

@@ -46,7 +46,11 @@
  * the window last passed an agreement point, and each must hold for
  * ghost_quiesce_evidence_ticks at least, or for ghost_quiesce_glimpse_ticks
  * when the share it found already amounts to that share of a full stretch
- * (a strong signal needs less time to stand out of the noise):
+ * (a strong signal needs less time to stand out of the noise), or, for the
+ * cost rule, for ghost_quiesce_priced_ticks once GHOST_TRUSTED_OPS
+ * operations through the ghosts priced the stretch (many operations are a
+ * measurement where a short stretch's few could be one slow wake; such an
+ * attempt waits for the answers no longer than the stretch lost):
  *  - stalls (the window runs direct): its completions waited for a target
  *    that computes outside MPI for ghost_quiesce_stall_permille of the
  *    stretch. Redirection would give them back.
@@ -83,8 +87,8 @@ uint64_t ghost_quiesce_flip_ticks = 0;
  * how long a stretch without barriers the stalls must cover, the share of
  * it they must hold (per mille), and how long an attempt waits for the
  * acknowledgements. */
-uint64_t ghost_quiesce_evidence_ticks = 0, ghost_quiesce_glimpse_ticks = 0, ghost_quiesce_deadline_ticks = 0,
-         ghost_quiesce_backoff_max_ticks = 0;
+uint64_t ghost_quiesce_evidence_ticks = 0, ghost_quiesce_glimpse_ticks = 0, ghost_quiesce_priced_ticks = 0,
+         ghost_quiesce_deadline_ticks = 0, ghost_quiesce_backoff_max_ticks = 0;
 int ghost_quiesce_stall_permille = 1000;
 
 /* What the process's predictor has learned of the direct path
@@ -339,14 +343,14 @@ static int outranked(const ghost_win_t *w)
 /* Waits until every user acknowledged attempt k, one declined it, the
  * deadline passed or an attempt on a window with a lower id waits for
  * this process (*gave_way); returns whether all acknowledged. */
-static int collect(ghost_win_t *w, int32_t k, int *gave_way)
+static int collect(ghost_win_t *w, int32_t k, uint64_t wait, int *gave_way)
 {
     char *acked = calloc((size_t)w->nusers, 1);
     if (!acked)
         return 0;
     acked[w->rank] = 1;
     int missing = w->nusers - 1, declined = 0, rc = MPI_SUCCESS, turns = 0;
-    uint64_t deadline = ghost_ticks() + ghost_quiesce_deadline_ticks;
+    uint64_t deadline = ghost_ticks() + wait;
     for (;;) {
         for (int r = 0; r < w->nusers && rc == MPI_SUCCESS && !declined; r++) {
             int32_t a = 0;
@@ -368,7 +372,8 @@ static int collect(ghost_win_t *w, int32_t k, int *gave_way)
     return missing == 0 && rc == MPI_SUCCESS;
 }
 
-static void coordinate(ghost_win_t *w, int want, uint64_t weight)
+/* wait: how long the attempt waits for the users' answers at most. */
+static void coordinate(ghost_win_t *w, int want, uint64_t weight, uint64_t wait)
 {
     uint64_t t0 = ghost_ticks();
     int64_t word;
@@ -383,7 +388,7 @@ static void coordinate(ghost_win_t *w, int want, uint64_t weight)
     for (int r = 0; r < w->nusers && rc == MPI_SUCCESS; r++)
         rc = write_word(w, r, offsetof(ghost_qline_t, ann), ann);
     int gave_way = 0;
-    int commit = rc == MPI_SUCCESS && collect(w, k, &gave_way);
+    int commit = rc == MPI_SUCCESS && collect(w, k, wait, &gave_way);
     for (int r = 0; r < w->nusers && commit; r++)
         commit = write_word(w, r, offsetof(ghost_qline_t, weight), (int32_t)weight) == MPI_SUCCESS &&
                  write_word(w, r, offsetof(ghost_qline_t, commit), ann) == MPI_SUCCESS;
@@ -425,16 +430,25 @@ static uint64_t extra_cost(const ghost_win_t *w, uint64_t span)
     return rma > direct ? (rma - direct) * 1000 / span : 0;
 }
 
+/* Whether the stretch's operations through the ghosts are enough to price
+ * that path: GHOST_TRUSTED_OPS of them (adapt/predict.h). */
+static int priced(const ghost_win_t *w)
+{
+    return ghost_counters_path_ops(GHOST_PATH_GHOST) - w->q_ops >= GHOST_TRUSTED_OPS;
+}
+
 void ghost_quiesce_consider(ghost_win_t *w)
 {
     uint64_t now = ghost_ticks();
     if (now < w->q_next_try || w->nusers < 2)
         return;
     int want = !w->redirect;
-    uint64_t weight = 0;
+    uint64_t weight = 0, wait = ghost_quiesce_deadline_ticks;
     if (!ghost_quiesce_flip_ticks) {
         uint64_t span = now - w->q_since, floor = (uint64_t)ghost_quiesce_stall_permille;
-        if (span < ghost_quiesce_glimpse_ticks)
+        /* The cost rule over a short stretch that many operations priced. */
+        int quick = !want && span < ghost_quiesce_glimpse_ticks;
+        if (span < (quick ? ghost_quiesce_priced_ticks : ghost_quiesce_glimpse_ticks) || (quick && !priced(w)))
             return;
         if (want) {
             weight = w->q_stall * 1000 / span;
@@ -445,9 +459,14 @@ void ghost_quiesce_consider(ghost_win_t *w)
         }
         if (weight < floor || weight <= w->q_weight)
             return;
-        if (span < ghost_quiesce_evidence_ticks && weight * span < floor * ghost_quiesce_evidence_ticks)
+        if (quick) {
+            uint64_t lost = weight * span / 1000;
+            if (lost < wait)
+                wait = lost; /* a failure costs the others no more than the stretch lost */
+        } else if (span < ghost_quiesce_evidence_ticks && weight * span < floor * ghost_quiesce_evidence_ticks) {
             return; /* a short stretch that has not yet lost what a full one must */
+        }
     }
     if (quiet_for(w, want))
-        coordinate(w, want, weight);
+        coordinate(w, want, weight, wait);
 }
