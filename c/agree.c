@@ -26,37 +26,40 @@
  * is current (-1: none yet). */
 static int decision(int sum, int current) { return current < 0 ? ghost_agree(sum) : ghost_decide(sum, current); }
 
-int ghost_ballot(MPI_Comm comm, int current, int *vote, int *agreed)
+/* Casts this process's ballot over comm into *sum, answering switches
+ * outside collectives on w while it waits, when w is not NULL. */
+static int cast(MPI_Comm comm, ghost_win_t *w, int *vote, int *sum)
 {
-    int ballot = ghost_prof_vote(), sum = 0;
+    int ballot = ghost_prof_vote();
     *vote = ballot;
-    *agreed = -1;
+    *sum = 0;
     /* Like a barrier, the allreduce is mostly waiting for the other ranks:
      * not communication (ghost_prof_wait). */
     uint64_t t0 = ghost_ticks();
-    int rc = COLLECTIVE(GHOST_REAL(MPI_Allreduce)(&ballot, &sum, 1, MPI_INT, MPI_SUM, comm));
-    ghost_prof_wait(ghost_ticks() - t0);
+    MPI_Request req;
+    int rc = COLLECTIVE(GHOST_REAL(MPI_Iallreduce)(&ballot, sum, 1, MPI_INT, MPI_SUM, comm, &req));
     if (rc == MPI_SUCCESS)
-        *agreed = decision(sum, current);
+        rc = w ? ghost_quiesce_wait(&req, &w, 1) : GHOST_REAL(MPI_Wait)(&req, MPI_STATUS_IGNORE);
+    ghost_prof_wait(ghost_ticks() - t0);
+    return rc;
+}
+
+int ghost_ballot(MPI_Comm comm, int current, int *vote, int *agreed)
+{
+    int sum;
+    int rc = cast(comm, NULL, vote, &sum);
+    *agreed = rc == MPI_SUCCESS ? decision(sum, current) : -1;
     return rc;
 }
 
 int ghost_window_ballot(ghost_win_t *w, int *agreed)
 {
-    int ballot = ghost_prof_vote(), sum = 0;
-    w->ballot = ballot;
-    *agreed = -1;
-    uint64_t t0 = ghost_ticks();
-    MPI_Request req;
-    int rc = COLLECTIVE(GHOST_REAL(MPI_Iallreduce)(&ballot, &sum, 1, MPI_INT, MPI_SUM, w->pscw, &req));
-    if (rc == MPI_SUCCESS)
-        rc = w->quiesce ? ghost_quiesce_wait(&req, &w, 1) : GHOST_REAL(MPI_Wait)(&req, MPI_STATUS_IGNORE);
-    ghost_prof_wait(ghost_ticks() - t0);
+    int sum;
+    int rc = cast(w->pscw, w->quiesce ? w : NULL, &w->ballot, &sum);
     /* Read after the ballot: an answer inside it may have switched the
      * window, and once every rank is here every attempt that could have
      * is decided, so every rank reads the same state. */
-    if (rc == MPI_SUCCESS)
-        *agreed = decision(sum, w->redirect);
+    *agreed = rc == MPI_SUCCESS ? decision(sum, w->redirect) : -1;
     /* The program met here: a switch outside collectives needs a stretch
      * without such points (quiesce.c). */
     if (w->quiesce)
