@@ -61,8 +61,16 @@ func TestQuiescenceSwitchesSafely(t *testing.T) {
 			if c.flip {
 				env = append(env, "GHOST_TEST_FAULT=quiesce_flip:5ms")
 			}
+			// Under quiesce_flip every rank flips A, the window with the
+			// lowest id, every 5 ms, and an attempt gives way to one on a
+			// lower id: C, which answers only between its lock epochs, then
+			// switched 0 to 8 times in a second with two ghosts per node.
+			seconds := "1"
+			if c.flip {
+				seconds = "3"
+			}
 			r := ghostRun(t, job{users: c.users, ghosts: c.ghosts, hosts: c.hosts, env: env,
-				args: []string{bin, "1", "2"}})
+				args: []string{bin, seconds, "2"}})
 			expectChecks(t, r, c.users)
 			if m := states.FindStringSubmatch(r.stdout); m == nil {
 				t.Fatalf("no states line:\n%s", r)
