@@ -51,6 +51,9 @@ const (
 	// TrustedOps is how many operations through the ghosts make their
 	// price a measurement that stalls must outweigh before they doubt it.
 	TrustedOps = C.GHOST_TRUSTED_OPS
+	// BusyOps is how many operations through the ghosts make a stretch's
+	// CR a measurement at a quiescence point.
+	BusyOps = C.GHOST_BUSY_OPS
 	// BallotScale is the ballot's unit: a weight of 1, the whole interval
 	// at stake, is cast as BallotScale.
 	BallotScale = C.GHOST_BALLOT_SCALE

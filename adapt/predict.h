@@ -37,6 +37,15 @@
  * interval of 3. */
 #define GHOST_TRUSTED_OPS 64
 
+/* How many operations through the ghosts make a stretch's CR a
+ * measurement, where fewer could be one slow wake of a ghost: the busy
+ * rule of a quiescence point (c/quiesce.c). A time share needs fewer of
+ * them than a price per operation does (GHOST_TRUSTED_OPS): the multiphase
+ * benchmark on 2 fake nodes issued 30-60 operations in the first 10 ms of
+ * a communication phase that it entered through the ghosts, against
+ * about 5000 a second direct. */
+#define GHOST_BUSY_OPS 16
+
 /* The ballot's unit: a weight of 1, the whole interval at stake, is cast
  * as GHOST_BALLOT_SCALE. */
 #define GHOST_BALLOT_SCALE 1000

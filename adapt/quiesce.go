@@ -10,15 +10,17 @@ import "time"
 // operation (Predictor.Direct) would have, and more than the stalls the
 // direct path last showed. A stretch as short as Glimpse speaks too, once
 // what it lost holds StallShare of Evidence: the evidence that a full
-// stretch needs, in less time. The cost rule speaks over a stretch as short
-// as Priced once TrustedOps operations through the ghosts priced it (see
-// Quiescence). An attempt waits Deadline at most for every user to be
+// stretch needs, in less time. Toward the direct path a stretch as short as
+// Early speaks once BusyOps operations went through the ghosts in it: the
+// busy rule, when the process spent more of it in RMA calls than the
+// predictor's high CR threshold, and the cost rule once TrustedOps priced
+// it (see Quiescence). An attempt waits Deadline at most for every user to be
 // quiet (such a short stretch's attempt no longer than the stretch lost);
 // after a failed one the process waits Evidence before the next, doubling
 // up to BackoffMax.
 type QuiescePolicy struct {
-	Evidence, Glimpse, Priced, Deadline, BackoffMax time.Duration
-	StallShare                                      float64
+	Evidence, Glimpse, Early, Deadline, BackoffMax time.Duration
+	StallShare                                     float64
 }
 
 // QuiesceDeadline is how long an attempt waits for the users to be quiet:
@@ -40,16 +42,23 @@ const QuiesceDeadline = 20 * time.Millisecond
 //     time on the task counter from its first claim, and waiting out the
 //     full stretch cost it about 20 ms of stalls per rank, some 5% of the
 //     job on 2 fake nodes;
-//   - toward the direct path, over a sixteenth of it, once TrustedOps
-//     operations through the ghosts cost that share more than the direct
-//     path would have: a price per operation measured over that many is a
-//     measurement, not one slow wake (the predictor's rule too, doubt in
-//     predict.c), and such an attempt waits no longer than the stretch
-//     lost, so a failure costs at most what it tried to stop. The
-//     multiphase benchmark enters each communication phase redirected, at
-//     0.1-0.4 ms an operation through a ghost of the other fake node
-//     against a few microseconds direct: a step of 14-35 ms whose switch at
-//     a glimpse came near its end
+//   - toward the direct path, over a sixteenth of it, once BusyOps
+//     operations went through the ghosts in it and the process spent more
+//     of it in RMA calls than the high CR threshold: the paper's rule,
+//     which the predictor applies at every interval, spoken where the
+//     interval's point may be a whole phase away. The multiphase benchmark
+//     enters each communication phase redirected, at 0.08-0.33 ms an
+//     operation through a ghost of the other fake node against a few
+//     microseconds direct, and the cost rule could not see it: the direct
+//     path's price came from the computation phase, whose intervals of 1-3
+//     operations and a fence priced an operation at 0.06-0.1 ms, and its
+//     floor from that phase's stalls (a third of its time);
+//   - or, by the cost rule, once TrustedOps operations through the ghosts
+//     cost that share more than the direct path would have: a price per
+//     operation measured over that many is a measurement, not one slow
+//     wake (the predictor's rule too, doubt in predict.c). Such an early
+//     attempt waits no longer than the stretch spent, so a failure costs
+//     at most what it tried to stop
 //     (bench/results/2026-11-28-priced-quiescence.md);
 //   - a process that keeps failing (a user that computes with operations
 //     in flight, or holds a lock) tries at most once per interval.
@@ -58,7 +67,7 @@ func Quiescence(predict time.Duration) QuiescePolicy {
 	return QuiescePolicy{
 		Evidence:   evidence,
 		Glimpse:    evidence / 4,
-		Priced:     evidence / 16,
+		Early:      evidence / 16,
 		Deadline:   QuiesceDeadline,
 		BackoffMax: max(predict, 2*QuiesceDeadline),
 		StallShare: 2 * MinStallShare,

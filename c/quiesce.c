@@ -46,14 +46,20 @@
  * the window last passed an agreement point, and each must hold for
  * ghost_quiesce_evidence_ticks at least, or for ghost_quiesce_glimpse_ticks
  * when the share it found already amounts to that share of a full stretch
- * (a strong signal needs less time to stand out of the noise), or, for the
- * cost rule, for ghost_quiesce_priced_ticks once GHOST_TRUSTED_OPS
- * operations through the ghosts priced the stretch (many operations are a
- * measurement where a short stretch's few could be one slow wake; such an
- * attempt waits for the answers no longer than the stretch lost):
+ * (a strong signal needs less time to stand out of the noise), or, toward
+ * the direct path, for ghost_quiesce_early_ticks once GHOST_BUSY_OPS
+ * operations went through the ghosts in the stretch (the busy rule), and
+ * for the cost rule GHOST_TRUSTED_OPS of them priced it (many operations
+ * are a measurement where a short stretch's few could be one slow wake;
+ * such an early attempt waits for the answers no longer than the stretch
+ * lost, or spent in RMA calls):
  *  - stalls (the window runs direct): its completions waited for a target
  *    that computes outside MPI for ghost_quiesce_stall_permille of the
- *    stretch. Redirection would give them back.
+ *    stretch. Redirection would give them back. Not while the process
+ *    spends more of the stretch in RMA calls than the busy rule allows:
+ *    the paper's rule comes first, as in the predictor, and in a tight
+ *    loop of operations completions that wait on a busy peer's progress
+ *    read as stalls.
  *  - cost (the window runs redirected): the process's time in RMA calls
  *    exceeds what its redirected operations would have cost on the direct
  *    path, at the predictor's direct cost per operation, by that share of
@@ -62,12 +68,26 @@
  *    waited 36 ms for a neighbour's serial step), and the next agreement
  *    point carried redirection on into a communication phase of 0.6 s
  *    without a barrier, at twice the direct path's cost per operation.
+ *  - busy (the window runs redirected): the process spent more of the
+ *    stretch in RMA calls than the predictor's high CR threshold, the
+ *    paper's rule, which the predictor applies at every interval but which
+ *    takes effect only at the next agreement point, maybe a phase away.
+ *    It needs no price of the direct path: that price is learned where
+ *    the window last ran direct, and the multiphase benchmark's
+ *    computation phase, whose intervals of 1-3 operations and a fence
+ *    priced an operation at 0.06-0.1 ms, hid the cost of its communication
+ *    phase's entry through the ghosts of the other fake node, 0.08-0.33 ms
+ *    an operation against a few microseconds direct; the floor of the
+ *    cost rule, that phase's stalls, a third of its time, hid it too.
+ *    Its weight is that share.
  * A switch back must also beat the weight of the evidence that made the
  * window's last switch here (q_weight, which the coordinator hands every
  * user with the commit), until the next agreement point: where one rank
  * stalls on a neighbour that computes and the neighbour pays for the
  * ghost path, each switch asks more of the next, instead of flipping at
- * every stretch. One process decides,
+ * every stretch. A stretch that called for nothing over twice the
+ * evidence span starts afresh, and that weight halves (renew, below). One
+ * process decides,
  * where a collective point weighs every rank's vote; that is why the
  * shares are twice the predictor's noise floor.
  */
@@ -87,7 +107,7 @@ uint64_t ghost_quiesce_flip_ticks = 0;
  * how long a stretch without barriers the stalls must cover, the share of
  * it they must hold (per mille), and how long an attempt waits for the
  * acknowledgements. */
-uint64_t ghost_quiesce_evidence_ticks = 0, ghost_quiesce_glimpse_ticks = 0, ghost_quiesce_priced_ticks = 0,
+uint64_t ghost_quiesce_evidence_ticks = 0, ghost_quiesce_glimpse_ticks = 0, ghost_quiesce_early_ticks = 0,
          ghost_quiesce_deadline_ticks = 0, ghost_quiesce_backoff_max_ticks = 0;
 int ghost_quiesce_stall_permille = 1000;
 
@@ -430,11 +450,74 @@ static uint64_t extra_cost(const ghost_win_t *w, uint64_t span)
     return rma > direct ? (rma - direct) * 1000 / span : 0;
 }
 
-/* Whether the stretch's operations through the ghosts are enough to price
- * that path: GHOST_TRUSTED_OPS of them (adapt/predict.h). */
-static int priced(const ghost_win_t *w)
+/* The busy rule's evidence (see the top): the process's time in RMA calls
+ * over the stretch, outside their waits, per mille of its span: its CR
+ * there. */
+static uint64_t busy_share(const ghost_win_t *w, uint64_t span)
 {
-    return ghost_counters_path_ops(GHOST_PATH_GHOST) - w->q_ops >= GHOST_TRUSTED_OPS;
+    return span ? (ghost_prof_rma_so_far() - w->q_rma) * 1000 / span : 0;
+}
+
+/* The predictor's high CR threshold (GHOST_CR_HIGH), per mille; never
+ * reached without a predictor. */
+static uint64_t busy_floor(void)
+{
+    return ghost_predictor ? (uint64_t)(ghost_predictor->high * 1000 + 0.5) : UINT64_MAX;
+}
+
+/* Whether the stretch calls for want by the rules (see the top), with what
+ * weight, and how long an attempt may wait for the answers. */
+static int called_for(const ghost_win_t *w, int want, uint64_t now, uint64_t *weight, uint64_t *wait)
+{
+    uint64_t span = now - w->q_since, floor = (uint64_t)ghost_quiesce_stall_permille;
+    /* Toward the direct path, a stretch that GHOST_BUSY_OPS operations
+     * through the ghosts measured speaks early. */
+    uint64_t ops = want ? 0 : ghost_counters_path_ops(GHOST_PATH_GHOST) - w->q_ops;
+    int early = ops >= GHOST_BUSY_OPS;
+    if (span < (early ? ghost_quiesce_early_ticks : ghost_quiesce_glimpse_ticks))
+        return 0;
+    if (want) {
+        /* The paper's rule first, as in the predictor: a process that spends
+         * the stretch in RMA calls stays direct, whatever its stalls. */
+        if (busy_share(w, span) >= busy_floor())
+            return 0;
+        *weight = w->q_stall * 1000 / span;
+    } else {
+        if (!early || ops >= GHOST_TRUSTED_OPS) /* the cost rule: a price needs more operations */
+            *weight = extra_cost(w, span);
+        if (floor < direct_stall_permille())
+            floor = direct_stall_permille();
+        uint64_t busy = early && w->q_issued ? busy_share(w, span) : 0;
+        if (busy >= busy_floor() && busy > *weight)
+            *weight = busy;
+    }
+    if (*weight < floor || *weight <= w->q_weight)
+        return 0;
+    if (early && span < ghost_quiesce_evidence_ticks) {
+        uint64_t lost = *weight * span / 1000;
+        if (lost < *wait)
+            *wait = lost; /* a failure costs the others no more than the stretch lost (spent, by the busy rule) */
+    } else if (span < ghost_quiesce_evidence_ticks && *weight * span < floor * ghost_quiesce_evidence_ticks) {
+        return 0; /* a short stretch that has not yet lost what a full one must */
+    }
+    return 1;
+}
+
+/* A stretch twice the evidence span long that called for nothing starts
+ * afresh, so that the rules weigh the phase the program is in, not its
+ * mean since the last agreement point, which a program that never meets
+ * does not pass again: in test/programs/busy_phase.c, whose phases have no
+ * collective between them, the stall rule switched to redirection 90 ms
+ * into the communication phase, on the stalls of the computation phase
+ * before over a stretch of 590 ms. The weight a switch back must beat
+ * halves at each renewal: it keeps one rank's stalls and its neighbour's
+ * cost from flipping the window at every stretch, and a phase later it
+ * no longer holds the window in a state that the program left. */
+static void renew(ghost_win_t *w)
+{
+    uint64_t weight = w->q_weight / 2;
+    ghost_quiesce_restart(w);
+    w->q_weight = weight;
 }
 
 void ghost_quiesce_consider(ghost_win_t *w)
@@ -444,28 +527,10 @@ void ghost_quiesce_consider(ghost_win_t *w)
         return;
     int want = !w->redirect;
     uint64_t weight = 0, wait = ghost_quiesce_deadline_ticks;
-    if (!ghost_quiesce_flip_ticks) {
-        uint64_t span = now - w->q_since, floor = (uint64_t)ghost_quiesce_stall_permille;
-        /* The cost rule over a short stretch that many operations priced. */
-        int quick = !want && span < ghost_quiesce_glimpse_ticks;
-        if (span < (quick ? ghost_quiesce_priced_ticks : ghost_quiesce_glimpse_ticks) || (quick && !priced(w)))
-            return;
-        if (want) {
-            weight = w->q_stall * 1000 / span;
-        } else {
-            weight = extra_cost(w, span);
-            if (floor < direct_stall_permille())
-                floor = direct_stall_permille();
-        }
-        if (weight < floor || weight <= w->q_weight)
-            return;
-        if (quick) {
-            uint64_t lost = weight * span / 1000;
-            if (lost < wait)
-                wait = lost; /* a failure costs the others no more than the stretch lost */
-        } else if (span < ghost_quiesce_evidence_ticks && weight * span < floor * ghost_quiesce_evidence_ticks) {
-            return; /* a short stretch that has not yet lost what a full one must */
-        }
+    if (!ghost_quiesce_flip_ticks && !called_for(w, want, now, &weight, &wait)) {
+        if (now - w->q_since >= 2 * ghost_quiesce_evidence_ticks)
+            renew(w);
+        return;
     }
     if (quiet_for(w, want))
         coordinate(w, want, weight, wait);

@@ -31,7 +31,7 @@ _Static_assert(GHOST_QLINE_OFFSET + sizeof(ghost_qline_t) <= SEGMENT_ALIGN,
  * its flushes, whatever its stalls; 0 off. */
 extern uint64_t ghost_quiesce_flip_ticks;
 /* adapt.QuiescePolicy in ticks (set at MPI_Init, shim/adapt.go). */
-extern uint64_t ghost_quiesce_evidence_ticks, ghost_quiesce_glimpse_ticks, ghost_quiesce_priced_ticks,
+extern uint64_t ghost_quiesce_evidence_ticks, ghost_quiesce_glimpse_ticks, ghost_quiesce_early_ticks,
     ghost_quiesce_deadline_ticks, ghost_quiesce_backoff_max_ticks;
 extern int ghost_quiesce_stall_permille;
 

@@ -82,7 +82,7 @@ func setupProfiling(cfg config.Config) {
 		q := adapt.Quiescence(cfg.PredictInterval)
 		C.ghost_quiesce_evidence_ticks = ticks(q.Evidence)
 		C.ghost_quiesce_glimpse_ticks = ticks(q.Glimpse)
-		C.ghost_quiesce_priced_ticks = ticks(q.Priced)
+		C.ghost_quiesce_early_ticks = ticks(q.Early)
 		C.ghost_quiesce_deadline_ticks = ticks(q.Deadline)
 		C.ghost_quiesce_backoff_max_ticks = ticks(q.BackoffMax)
 		C.ghost_quiesce_stall_permille = C.int(q.StallShare*1000 + 0.5)
