@@ -155,6 +155,63 @@ func TestQuiescenceSwitchesSafely(t *testing.T) {
 	}
 }
 
+// A computation phase and then a communication phase with no collective
+// between them, on 2 fake nodes (test/programs/busy_phase.c): the stall
+// rule switches the window to redirection at a quiescence point while rank
+// 0 waits on rank 1, which computes longer, and the busy rule switches it
+// back to the direct path at one inside the communication phase, where the
+// ranks spend their time in RMA calls; the counter is exact. The stall rule may switch the window on
+// again in the communication phase, where completions that wait on a busy
+// peer's progress read as stalls (the weight that the busy switch set
+// halves at each renewal of the stretch), and the busy rule then switches
+// it back, so the state at the phase's end proves nothing.
+func TestQuiescenceLeavesBusyPhase(t *testing.T) {
+	needMPI(t)
+	ended := regexp.MustCompile(`(?m)^rank \d+: computation ended (on|off), communication ended (on|off)$`)
+	phases := regexp.MustCompile(`(?m)^phases ([0-9.]+) ([0-9.]+)$`)
+	bin := programFor(t, mpiOf(false), "programs", "busy_phase.c")
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	r := ghostRun(t, job{users: 2, ghosts: 1, hosts: "nodeA:2,nodeB:2",
+		env:  []string{"GHOST_ASYNC=auto", "GHOST_TRACE=" + trace},
+		args: []string{bin, "0.5", "0.5", "5"}})
+	expectChecks(t, r, 2)
+	states := ended.FindAllStringSubmatch(r.stdout, -1)
+	m := phases.FindStringSubmatch(r.stdout)
+	if len(states) != 2 || m == nil {
+		t.Fatalf("want two ranks' states and the phases line:\n%s", r)
+	}
+	var began, end float64
+	fmt.Sscan(m[1], &began)
+	fmt.Sscan(m[2], &end)
+	records, err := profile.ReadFile(trace)
+	if err != nil {
+		t.Fatalf("reading the trace: %v\n%s", err, r)
+	}
+	start := profile.Start(records)
+	var onInComp, offInComm int
+	for _, e := range profile.Switches(records) {
+		switch {
+		case e.Point != profile.PointQuiescence:
+		case e.To == profile.StateOn && e.First < began-start:
+			onInComp++
+		case e.To == profile.StateOff && e.First >= began-start && e.Last <= end-start:
+			offInComm++
+		}
+	}
+	var lines []string
+	for _, st := range states {
+		lines = append(lines, st[0])
+	}
+	t.Logf("%q; quiescence switches: %d to on in the computation phase, %d to off in the communication phase",
+		lines, onInComp, offInComm)
+	if onInComp == 0 {
+		t.Fatalf("the window never switched to redirection at a quiescence point, though rank 0 waited on rank 1's computation\n%s", r)
+	}
+	if offInComm == 0 {
+		t.Errorf("no switch to the direct path at a quiescence point in the communication phase")
+	}
+}
+
 // Under GHOST_ASYNC=auto MPI_Barrier becomes Ghost's own collective, and a
 // rank that holds a window able to switch outside collectives waits in it
 // differently (answering switches). Ranks that hold no such window must
