@@ -52,7 +52,8 @@ const QuiesceDeadline = 20 * time.Millisecond
 //     microseconds direct, and the cost rule could not see it: the direct
 //     path's price came from the computation phase, whose intervals of 1-3
 //     operations and a fence priced an operation at 0.06-0.1 ms, and its
-//     floor from that phase's stalls (a third of its time);
+//     floor from that phase's stalls (a third of its time)
+//     (bench/results/2026-11-28-busy-quiescence.md);
 //   - or, by the cost rule, once TrustedOps operations through the ghosts
 //     cost that share more than the direct path would have: a price per
 //     operation measured over that many is a measurement, not one slow

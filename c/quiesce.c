@@ -507,7 +507,7 @@ static int called_for(const ghost_win_t *w, int want, uint64_t now, uint64_t *we
  * afresh, so that the rules weigh the phase the program is in, not its
  * mean since the last agreement point, which a program that never meets
  * does not pass again: in test/programs/busy_phase.c, whose phases have no
- * collective between them, the stall rule switched to redirection 90 ms
+ * collective between them, the stall rule switched to redirection 80 ms
  * into the communication phase, on the stalls of the computation phase
  * before over a stretch of 590 ms. The weight a switch back must beat
  * halves at each renewal: it keeps one rank's stalls and its neighbour's
