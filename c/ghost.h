@@ -251,6 +251,9 @@ void ghost_stdout_restore(void);
 /* Returns once the Go runtime has started (any call into Go waits for
  * that): ghost_unpreload calls it before it changes the environment. */
 extern void ghostRuntimeReady(void);
+/* Whether GHOST_UCX_WAKE leaves UCX's wake-up events on (ucxwake.c, inside
+ * MPI_Init). */
+extern int ghostUCXWakeWanted(void);
 /* Called right after PMPI_Init/PMPI_Init_thread. On a ghost it never returns. */
 extern int ghostAfterInit(int provided);
 /* Called at the start of MPI_Finalize on user processes. */

@@ -24,8 +24,8 @@
  * selects for each endpoint the transports that can signal events. Between
  * processes (shared memory, TCP, InfiniBand) those are the transports it
  * chose before; only the endpoint to the process itself no longer uses
- * UCX's loopback transport for active messages. GHOST_NG=0 leaves MPICH's
- * UCX untouched.
+ * UCX's loopback transport for active messages. GHOST_NG=0 and
+ * GHOST_UCX_WAKE=off leave MPICH's UCX untouched.
  */
 #define _GNU_SOURCE
 #include "doorbell.h"
@@ -65,7 +65,7 @@ ucs_status_t ucp_init_version(unsigned api_major, unsigned api_minor, const ucp_
     if (!real)
         real = (ucs_status_t (*)(unsigned, unsigned, const ucp_params_t *, const ucp_config_t *,
                                  ucp_context_h *))dlsym(RTLD_NEXT, "ucp_init_version");
-    if (!params || !ghost_mpi_initializing || ghosts_disabled() || wakeup_asked)
+    if (!params || !ghost_mpi_initializing || ghosts_disabled() || wakeup_asked || !ghostUCXWakeWanted())
         return real(api_major, api_minor, params, config, context);
     ucp_params_t with_wakeup = *params;
     if (!(with_wakeup.field_mask & UCP_PARAM_FIELD_FEATURES)) {

@@ -49,6 +49,8 @@ func serve(ghosts C.MPI_Comm) {
 	// is no such traffic, and what UCX would signal is a local origin's
 	// operation, which rings the doorbell already: a second wake, through
 	// the thread that watches UCX, on the cores the ranks share.
+	// GHOST_UCX_WAKE=off left MPICH's UCX without wake-up events
+	// (ghostUCXWakeWanted), and then the setup finds no worker.
 	remoteWakes := len(l.Nodes) > 1 && C.ghost_ucx_wake_setup(C.int(myIndex)) != 0
 	self.log.debugf("ghost at world rank %d: traffic from other nodes wakes it: %v", self.worldRank, remoteWakes)
 

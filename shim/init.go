@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ghost-mpi/ghost/internal/config"
@@ -51,6 +52,23 @@ var self job
 //
 //export ghostRuntimeReady
 func ghostRuntimeReady() {}
+
+// ghostUCXWakeWanted says whether GHOST_UCX_WAKE leaves UCX's wake-up
+// events on (c/ucxwake.c asks inside MPI_Init, before the configuration is
+// loaded; a value that does not parse keeps the default, and Load reports
+// it after MPI_Init).
+//
+//export ghostUCXWakeWanted
+func ghostUCXWakeWanted() C.int {
+	for _, kv := range environNow() { // the live environment, as Load reads it
+		if v, set := strings.CutPrefix(kv, "GHOST_UCX_WAKE="); set {
+			if on, ok := config.ParseBool(v); ok && !on {
+				return 0
+			}
+		}
+	}
+	return 1
+}
 
 // ghostAfterInit runs right after PMPI_Init. It reads the configuration,
 // agrees job-wide that it is valid (or aborts with one message), and splits

@@ -117,6 +117,23 @@ func TestSleepingGhostOtherNode(t *testing.T) {
 	judgeSleepingGhost(t, r, 1200, 30)
 }
 
+// GHOST_UCX_WAKE=off leaves MPICH's UCX context without wake-up events,
+// so no ghost can be woken by traffic from another node, and the job still
+// runs and counts every epoch (at the ghost's timed wakes).
+func TestUCXWakesOptOut(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "sleeping_ghost.c")
+	r := ghostRun(t, job{users: 2, ghosts: 1, hosts: "nodeA:2,nodeB:2",
+		env: []string{"GHOST_VERBOSE=debug", "GHOST_UCX_WAKE=off"}, args: []string{bin, "20", "3"}})
+	if r.code != 0 || !strings.Contains(r.stdout, "target: counted 20 epochs") {
+		t.Fatalf("job failed:\n%s", r)
+	}
+	if !strings.Contains(r.stderr, "traffic from other nodes wakes it: false") ||
+		strings.Contains(r.stderr, "traffic from other nodes wakes it: true") {
+		t.Errorf("with GHOST_UCX_WAKE=off a ghost still set up the wakes from UCX:\n%s", r)
+	}
+}
+
 // judgeSleepingGhost checks sleeping_ghost.c's report against a median (µs)
 // and a count of epochs over 1 ms.
 func judgeSleepingGhost(t *testing.T, r result, maxMedian float64, maxOver int) {

@@ -132,6 +132,12 @@ type Config struct {
 	// QuiesceOff turns off switching outside collectives under
 	// GHOST_ASYNC=auto (GHOST_QUIESCE=off).
 	QuiesceOff bool
+	// UCXWakeOff leaves MPICH's UCX context as MPICH asks for it: no
+	// wake-up events, so a dozing ghost serves origins on other nodes at
+	// its next timed wake (GHOST_UCX_WAKE=off). It takes effect inside
+	// MPI_Init, before Load (shim's ghostUCXWakeWanted reads the variable
+	// there); Load checks the value.
+	UCXWakeOff bool
 	// UserYield is how many empty progress polls a waiting user process
 	// makes before it yields its core; 0 never yields.
 	UserYield int
@@ -265,8 +271,13 @@ var Vars = []Var{
 	},
 	{
 		Name: "GHOST_QUIESCE", ReadBy: "library (users)", Accepted: "on or off (also 1/0, true/false, yes/no)", Default: "on",
-		Doc: "Under GHOST_ASYNC=auto, whether a window may switch to redirection outside collectives: a process whose completions on the direct path keep waiting for a target that computes (10% of the time over 1/20 of GHOST_PREDICT_INT without a barrier) asks every user of the window, at their next RMA call, to be quiet (all their operations on it completed), and switches it when all are. For programs that never meet between their allocations and their end, such as a task loop over a shared counter. off leaves switching to the collective points.",
+		Doc: "Under GHOST_ASYNC=auto, whether a window may switch outside collectives: a process whose completions on the direct path keep waiting for a target that computes (10% of the time over 1/20 of GHOST_PREDICT_INT without a barrier) asks for redirection, and one whose operations through the ghosts cost 10% of that time more than the direct path would, or that spends more of it in RMA calls than GHOST_CR_HIGH, asks for the direct path. It asks every user of the window, at their next RMA call, to be quiet (all their operations on it completed), and switches the window when all are. For programs that never meet between their allocations and their end, such as a task loop over a shared counter, and for long stretches between barriers. off leaves switching to the collective points.",
 		set: func(c *Config, v string) bool { return parseOff(v, &c.QuiesceOff) },
+	},
+	{
+		Name: "GHOST_UCX_WAKE", ReadBy: "library (MPI_Init, ghosts)", Accepted: "on or off (also 1/0, true/false, yes/no)", Default: "on",
+		Doc: "With MPICH over UCX, whether a dozing ghost wakes at once on traffic from other nodes: Ghost adds UCX's wake-up feature (UCP_FEATURE_WAKEUP) to the context MPICH creates in MPI_Init, and in jobs on more than one node a thread of each ghost rings its doorbell when that traffic arrives. off leaves MPICH's UCX context as MPICH asked for it (for a UCX whose transports misbehave with the feature), and a dozing ghost then serves an origin on another node at its next timed wake, at most 1 ms later (GHOST_WAIT=adaptive).",
+		set: func(c *Config, v string) bool { return parseOff(v, &c.UCXWakeOff) },
 	},
 	{
 		Name: "GHOST_CR_LOW", ReadBy: "library (users)", Accepted: "a number from 0 to 1, below GHOST_CR_HIGH", Default: "0.3",
