@@ -432,30 +432,21 @@ static void coordinate(ghost_win_t *w, int want, uint64_t weight, uint64_t wait)
     w->q_next_try = gave_way ? 0 : ghost_ticks() + w->q_backoff;
 }
 
-/* The cost rule's evidence (see the top): what this process's operations
- * through a ghost since the window's last point cost over the direct path,
- * per mille of the stretch span; 0 while the direct path was never
- * measured, and for a window that carried none of them. The cost is the
- * process's, on every window: Global Arrays spreads a phase's traffic over
- * a dozen windows, none of which carries enough of it alone, and each is
- * switched by an attempt of its own. */
-static uint64_t extra_cost(const ghost_win_t *w, uint64_t span)
+/* The cost rule's evidence (see the top): what this process's ops
+ * operations through a ghost since the window's last point cost over the
+ * direct path, given its rma ticks in RMA calls since then, per mille of
+ * the stretch span; 0 while the direct path was never measured, and for a
+ * window that carried none of them. The cost is the process's, on every
+ * window: Global Arrays spreads a phase's traffic over a dozen windows,
+ * none of which carries enough of it alone, and each is switched by an
+ * attempt of its own. */
+static uint64_t extra_cost(const ghost_win_t *w, uint64_t span, uint64_t ops, uint64_t rma)
 {
-    uint64_t ops = ghost_counters_path_ops(GHOST_PATH_GHOST) - w->q_ops;
     uint64_t per_op = direct_op_ticks();
-    if (!per_op || !span || !w->q_issued)
+    if (!per_op || !w->q_issued)
         return 0;
-    uint64_t rma = ghost_prof_rma_so_far() - w->q_rma;
     uint64_t direct = ops * per_op;
     return rma > direct ? (rma - direct) * 1000 / span : 0;
-}
-
-/* The busy rule's evidence (see the top): the process's time in RMA calls
- * over the stretch, outside their waits, per mille of its span: its CR
- * there. */
-static uint64_t busy_share(const ghost_win_t *w, uint64_t span)
-{
-    return span ? (ghost_prof_rma_so_far() - w->q_rma) * 1000 / span : 0;
 }
 
 /* The predictor's high CR threshold (GHOST_CR_HIGH), per mille; never
@@ -474,21 +465,23 @@ static int called_for(const ghost_win_t *w, int want, uint64_t now, uint64_t *we
      * through the ghosts measured speaks early. */
     uint64_t ops = want ? 0 : ghost_counters_path_ops(GHOST_PATH_GHOST) - w->q_ops;
     int early = ops >= GHOST_BUSY_OPS;
-    if (span < (early ? ghost_quiesce_early_ticks : ghost_quiesce_glimpse_ticks))
+    if (!span || span < (early ? ghost_quiesce_early_ticks : ghost_quiesce_glimpse_ticks))
         return 0;
+    /* The busy rule's evidence: the process's time in RMA calls over the
+     * stretch, outside their waits, per mille of its span (its CR there). */
+    uint64_t rma = ghost_prof_rma_so_far() - w->q_rma, busy = rma * 1000 / span;
     if (want) {
         /* The paper's rule first, as in the predictor: a process that spends
          * the stretch in RMA calls stays direct, whatever its stalls. */
-        if (busy_share(w, span) >= busy_floor())
+        if (busy >= busy_floor())
             return 0;
         *weight = w->q_stall * 1000 / span;
     } else {
         if (!early || ops >= GHOST_TRUSTED_OPS) /* the cost rule: a price needs more operations */
-            *weight = extra_cost(w, span);
+            *weight = extra_cost(w, span, ops, rma);
         if (floor < direct_stall_permille())
             floor = direct_stall_permille();
-        uint64_t busy = early && w->q_issued ? busy_share(w, span) : 0;
-        if (busy >= busy_floor() && busy > *weight)
+        if (early && w->q_issued && busy >= busy_floor() && busy > *weight)
             *weight = busy;
     }
     if (*weight < floor || *weight <= w->q_weight)

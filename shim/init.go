@@ -11,7 +11,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/ghost-mpi/ghost/internal/config"
@@ -54,20 +53,14 @@ var self job
 func ghostRuntimeReady() {}
 
 // ghostUCXWakeWanted says whether GHOST_UCX_WAKE leaves UCX's wake-up
-// events on (c/ucxwake.c asks inside MPI_Init, before the configuration is
-// loaded; a value that does not parse keeps the default, and Load reports
-// it after MPI_Init).
+// events on. c/ucxwake.c asks inside MPI_Init, before ghostAfterInit loads
+// the configuration: a value that does not parse keeps the default here,
+// and ghostAfterInit reports it.
 //
 //export ghostUCXWakeWanted
 func ghostUCXWakeWanted() C.int {
-	for _, kv := range environNow() { // the live environment, as Load reads it
-		if v, set := strings.CutPrefix(kv, "GHOST_UCX_WAKE="); set {
-			if on, ok := config.ParseBool(v); ok && !on {
-				return 0
-			}
-		}
-	}
-	return 1
+	cfg, _ := config.Load(environNow())
+	return boolInt(!cfg.UCXWakeOff)
 }
 
 // ghostAfterInit runs right after PMPI_Init. It reads the configuration,

@@ -135,8 +135,8 @@ type Config struct {
 	// UCXWakeOff leaves MPICH's UCX context as MPICH asks for it: no
 	// wake-up events, so a dozing ghost serves origins on other nodes at
 	// its next timed wake (GHOST_UCX_WAKE=off). It takes effect inside
-	// MPI_Init, before Load (shim's ghostUCXWakeWanted reads the variable
-	// there); Load checks the value.
+	// MPI_Init, before the shim's own Load after it (shim's
+	// ghostUCXWakeWanted loads the configuration there for it).
 	UCXWakeOff bool
 	// UserYield is how many empty progress polls a waiting user process
 	// makes before it yields its core; 0 never yields.
