@@ -53,6 +53,9 @@ func serve(ghosts C.MPI_Comm) {
 	// (ghostUCXWakeWanted), and then the setup finds no worker.
 	remoteWakes := len(l.Nodes) > 1 && C.ghost_ucx_wake_setup(C.int(myIndex)) != 0
 	self.log.debugf("ghost at world rank %d: traffic from other nodes wakes it: %v", self.worldRank, remoteWakes)
+	// On one node every origin rings the doorbell; on several, traffic
+	// from the other nodes wakes the ghost only through UCX.
+	policy.SetWakeable(len(l.Nodes) == 1 || remoteWakes)
 
 	turn := newSchedulerTurn()
 	for finalized < users {
@@ -127,6 +130,9 @@ func serve(ghosts C.MPI_Comm) {
 			// no pooled window: then no window goes through this ghost.
 			serving := len(ghostWindows) > 0 || gsync || pooledWin != winNull
 			d := wait.SleepFor(a, serving)
+			if gsync { // the GP exchange's turn comes at its time, not at the next wake
+				d = max(min(d, time.Until(nextSync)), wait.MinSleep)
+			}
 			woken := doze(myIndex, d, remoteWakes && policy.WakeOnRemote(d))
 			turn.maybe() // a doze is long: look at the clock after each
 			if woken {

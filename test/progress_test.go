@@ -69,7 +69,7 @@ func TestAsyncProgress(t *testing.T) {
 }
 
 // TestSleepingGhostLatency: epochs on the ghost path that find the ghost
-// asleep (GHOST_WAIT=adaptive sleeps up to 1 ms at a time) must not wait
+// asleep (GHOST_WAIT=adaptive sleeps up to 8 ms at a time here) must not wait
 // for its timed wakes. Origins ring as they issue and again from MPI's
 // progress loop while they wait on the ghost (c/doorbell.h). Before that,
 // 69 to 99 of 100 lock/accumulate/unlock epochs took over 1 ms, with a
@@ -133,6 +133,44 @@ func TestUCXWakesOptOut(t *testing.T) {
 		t.Errorf("with GHOST_UCX_WAKE=off a ghost still set up the wakes from UCX:\n%s", r)
 	}
 }
+
+// TestIdleGhostDozesLong: a ghost that every origin can wake needs no timed
+// wake to see work, so an idle one dozes up to wait.WakeableMaxSleep (8 ms)
+// instead of 1 ms: each timed wake takes a rank's turn on a shared core.
+// On 2 fake nodes with redirection off, the ghosts serve the users' window
+// and get no traffic while the users compute for a second. With UCX's
+// wake-up events, traffic from the other node could end their dozes, and
+// they poll about once per 8 ms; with GHOST_UCX_WAKE=off only their timed
+// wakes serve that node, and they keep the 1 ms ceiling. The test compares
+// the two ghosts' poll counts (each ghost's own report), which depend on the
+// dozes' lengths, not on the machine's speed.
+func TestIdleGhostDozesLong(t *testing.T) {
+	needMPI(t)
+	bin := program(t, "lifecycle.c")
+	polls := func(extra ...string) int {
+		env := append([]string{"GHOST_VERBOSE=info", "GHOST_ASYNC=off"}, extra...)
+		r := ghostRun(t, job{users: 2, ghosts: 1, hosts: "nodeA:2,nodeB:2", env: env, args: []string{bin, "window", "1"}})
+		if r.code != 0 || strings.Count(r.stdout, "computed") != 2 {
+			t.Fatalf("job failed:\n%s", r)
+		}
+		most := 0
+		for _, m := range ghostPolls.FindAllStringSubmatch(r.stderr, -1) {
+			n, _ := strconv.Atoi(m[1])
+			most = max(most, n)
+		}
+		if most == 0 {
+			t.Fatalf("no ghost reported its polls:\n%s", r)
+		}
+		return most
+	}
+	wakeable, timed := polls(), polls("GHOST_UCX_WAKE=off")
+	t.Logf("idle ghost polls over a second: %d woken by traffic, %d with timed wakes only", wakeable, timed)
+	if 2*wakeable > timed {
+		t.Errorf("a ghost that traffic can wake polled %d times, against %d for one that it cannot: want under half", wakeable, timed)
+	}
+}
+
+var ghostPolls = regexp.MustCompile(`\d+ commands, (\d+) polls, \d+ wakes`)
 
 // judgeSleepingGhost checks sleeping_ghost.c's report against a median (µs)
 // and a count of epochs over 1 ms.

@@ -3,7 +3,7 @@
  * computes outside MPI for the whole run; user rank 0 (the origin) runs
  * argv[1] epochs of lock(exclusive), one 8-byte accumulate, unlock on it,
  * pausing argv[2] ms before each so that the target's ghost has gone to
- * sleep (GHOST_WAIT=adaptive sleeps up to 1 ms at a time). Run on the ghost
+ * sleep (GHOST_WAIT=adaptive sleeps up to 1 or 8 ms at a time). Run on the ghost
  * path (GHOST_NODE_LOCAL=off, or the target on another node's ghost).
  *
  * An epoch is several exchanges with the ghost (lock request and grant,

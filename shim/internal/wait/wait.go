@@ -31,14 +31,30 @@ type Action struct {
 // few tens of microseconds. The sleep ceiling sets the price of idling: on
 // the 2-core development VM one wake (nanosleep, context switch, one MPICH
 // progress poll) costs about 40 us of CPU, so 1 ms keeps an idle ghost near
-// 4% of a core, while a request that finds the ghost asleep waits at most
-// 1 ms, against the ~180 ms plain MPICH needs when the target computes.
+// 4% of a core, while a request that finds the ghost asleep, from an origin
+// that cannot wake it (another node, without UCX's wake-up events), waits at
+// most 1 ms, against the ~180 ms plain MPICH needs when the target computes.
 const (
 	SpinPolls  = 2000
 	YieldPolls = 200
 	MinSleep   = 2 * time.Microsecond
 	MaxSleep   = time.Millisecond
 )
+
+// A ghost that every origin can wake (SetWakeable: its job runs on one node,
+// whose origins ring its doorbell, or traffic from other nodes ends its
+// dozes, c/ucxwake.c) does not need timed wakes to see work: there the
+// ceiling only bounds a wake-up that went missing, a garbage collection of
+// the ghost's Go runtime, and a metrics scrape, so it is longer. Each timed
+// wake takes a rank's turn on a core where cores are shared, and in a
+// communication phase that rank's peers wait for it: with the window's
+// redirection off, the passive multiphase program's four communication
+// phases on 2 fake nodes, 2 cores, took a median of 72.6 ms with idle ghosts
+// waking every millisecond and 60.4 ms with 8 ms dozes (16 rounds each,
+// interleaved; bench/results/2026-11-28-wakeable-doze.md). It stays under
+// the 10 ms after which Go's runtime preempts the loop's goroutine with a
+// signal (see schedulerTurn in shim/ghost.go).
+const WakeableMaxSleep = 8 * time.Millisecond
 
 // When the cores are oversubscribed (more tasks runnable than cores) every
 // poll a ghost spins is taken from a rank that computes, or from a user
@@ -99,17 +115,38 @@ func (p *Policy) WakeOnRemote(sleep time.Duration) bool {
 type Policy struct {
 	mode           config.WaitMode
 	oversubscribed bool
+	wakeable       bool
 	idle           int           // polls without work
 	sleep          time.Duration // current back-off
 }
 
-// New returns a policy for mode, for cores that are not oversubscribed
-// until SetOversubscribed says otherwise.
-func New(mode config.WaitMode) *Policy { return &Policy{mode: mode} }
+// New returns a policy for mode that takes the cores for shared until
+// SetOversubscribed says otherwise. A ghost reads the load when an origin
+// wakes it, so it starts without a reading, and the two mistakes do not
+// cost the same: on cores of its own, a ghost that dozes early wakes at its
+// first operation and then reads the load; on shared cores, one that spins
+// the full budget after each piece of work takes it from the ranks. The
+// passive multiphase program's first computation phase, on 2 fake nodes,
+// took a median of 72 ms when its ghosts started with the full budgets and
+// 68.7 when they started as on shared cores (12 rounds each,
+// bench/results/2026-11-28-wakeable-doze.md).
+func New(mode config.WaitMode) *Policy { return &Policy{mode: mode, oversubscribed: true} }
 
 // SetOversubscribed records whether more tasks than cores are runnable; it
 // shapes the idle periods that follow.
 func (p *Policy) SetOversubscribed(over bool) { p.oversubscribed = over }
+
+// SetWakeable records whether every origin can end this ghost's dozes, which
+// lets them grow to WakeableMaxSleep instead of MaxSleep.
+func (p *Policy) SetWakeable(wakeable bool) { p.wakeable = wakeable }
+
+// ceiling is the longest doze of the back-off.
+func (p *Policy) ceiling() time.Duration {
+	if p.wakeable {
+		return WakeableMaxSleep
+	}
+	return MaxSleep
+}
 
 func (p *Policy) budgets() (spin, yield int) {
 	if p.oversubscribed {
@@ -142,7 +179,7 @@ func (p *Policy) Idle() Action {
 	}
 	switch {
 	case p.sleep != 0:
-		p.sleep = min(2*p.sleep, MaxSleep)
+		p.sleep = min(2*p.sleep, p.ceiling())
 	case p.oversubscribed:
 		p.sleep = OversubscribedFirstSleep
 	default:

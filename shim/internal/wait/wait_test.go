@@ -68,6 +68,7 @@ func TestPolicy(t *testing.T) {
 
 func TestWorkedResets(t *testing.T) {
 	p := New(config.WaitAdaptive)
+	p.SetOversubscribed(false)
 	count(p, SpinPolls+YieldPolls+50)
 	p.Worked()
 	if a := p.Idle(); a.Kind != Spin {
@@ -84,6 +85,51 @@ func TestMaxSleepBoundsIdleCost(t *testing.T) {
 	// asleep; keep it well under the ~180 ms plain MPICH needs.
 	if MaxSleep > 2*time.Millisecond {
 		t.Fatalf("MaxSleep = %v is too long", MaxSleep)
+	}
+	// A ghost every origin wakes dozes longer, but not so long that Go's
+	// runtime preempts the loop's goroutine with a signal (after 10 ms).
+	if WakeableMaxSleep <= MaxSleep || WakeableMaxSleep >= 10*time.Millisecond {
+		t.Fatalf("WakeableMaxSleep = %v, want between MaxSleep and 10 ms", WakeableMaxSleep)
+	}
+}
+
+// Until a reading of the load says otherwise, a ghost takes the cores for
+// shared: it spins only the short budget.
+func TestStartsAsOnSharedCores(t *testing.T) {
+	p := New(config.WaitAdaptive)
+	kinds, last := count(p, OversubscribedSpinPolls+OversubscribedYieldPolls+1)
+	if kinds[Spin] != OversubscribedSpinPolls || kinds[Yield] != OversubscribedYieldPolls ||
+		last != (Action{Kind: Sleep, Sleep: OversubscribedFirstSleep}) {
+		t.Fatalf("a new policy: %v then %+v, want the budgets of shared cores", kinds, last)
+	}
+}
+
+// The back-off's ceiling: MaxSleep, or WakeableMaxSleep for a ghost that
+// every origin can wake, on either kind of cores.
+func TestWakeableCeiling(t *testing.T) {
+	tests := []struct {
+		name           string
+		over, wakeable bool
+		want           time.Duration
+	}{
+		{"own cores", false, false, MaxSleep},
+		{"shared cores", true, false, MaxSleep},
+		{"own cores, wakeable", false, true, WakeableMaxSleep},
+		{"shared cores, wakeable", true, true, WakeableMaxSleep},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := New(config.WaitAdaptive)
+			p.SetOversubscribed(tt.over)
+			p.SetWakeable(tt.wakeable)
+			_, last := count(p, SpinPolls+YieldPolls+100)
+			if last != (Action{Kind: Sleep, Sleep: tt.want}) {
+				t.Fatalf("after a long idle stretch: %+v, want a doze of %v", last, tt.want)
+			}
+			if !p.WakeOnRemote(last.Sleep) {
+				t.Fatalf("a doze at the ceiling (%v) does not end on traffic from another node", last.Sleep)
+			}
+		})
 	}
 }
 
