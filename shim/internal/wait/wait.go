@@ -49,8 +49,8 @@ const (
 // wake takes a rank's turn on a core where cores are shared, and in a
 // communication phase that rank's peers wait for it: with the window's
 // redirection off, the passive multiphase program's four communication
-// phases on 2 fake nodes, 2 cores, took a median of 72.6 ms with idle ghosts
-// waking every millisecond and 60.4 ms with 8 ms dozes (16 rounds each,
+// phases on 2 fake nodes, 2 cores, took a median of 72.7 ms with idle ghosts
+// waking every millisecond and 61.3 ms with 8 ms dozes (16 rounds each,
 // interleaved; bench/results/2026-11-28-wakeable-doze.md). It stays under
 // the 10 ms after which Go's runtime preempts the loop's goroutine with a
 // signal (see schedulerTurn in shim/ghost.go).
@@ -126,9 +126,9 @@ type Policy struct {
 // cost the same: on cores of its own, a ghost that dozes early wakes at its
 // first operation and then reads the load; on shared cores, one that spins
 // the full budget after each piece of work takes it from the ranks. The
-// passive multiphase program's first computation phase, on 2 fake nodes,
-// took a median of 72 ms when its ghosts started with the full budgets and
-// 68.7 when they started as on shared cores (12 rounds each,
+// passive multiphase program's first computation phase under U, on 2 fake
+// nodes, took a median of 72.4 ms when its ghosts started with the full
+// budgets and 68.7 when they started as on shared cores (12 rounds each,
 // bench/results/2026-11-28-wakeable-doze.md).
 func New(mode config.WaitMode) *Policy { return &Policy{mode: mode, oversubscribed: true} }
 
