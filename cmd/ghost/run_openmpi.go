@@ -121,6 +121,16 @@ func mpirunCommand(o runOptions, mpirun, lib, ghostExe string, env []string, roo
 			// (docs/openmpi.md).
 			cmd = append(cmd, "--mca", "osc", "^ucx")
 		}
+		if !setsMCA(vmholeMCA, o.mpiexecArgs, env) {
+			// Each fake node's orted maps the host's topology into
+			// shared memory at an address its rtc/hwloc component
+			// guesses from a hole in its own address space; twice in
+			// CI runs (sessions 38 and 40) an orted died of a
+			// segmentation fault in hwloc_shmem_topology_write there,
+			// and the job never started. Without the hole the
+			// processes read the topology themselves (docs/openmpi.md).
+			cmd = append(cmd, "--mca", vmholeMCA, "none")
+		}
 		total = redirect.TotalSlots(plan)
 	}
 	cmd = append(cmd, "-n", strconv.Itoa(total),
@@ -136,6 +146,10 @@ func mpirunCommand(o runOptions, mpirun, lib, ghostExe string, env []string, roo
 // setsMCA says whether the user chose the MCA parameter name: in mpirun
 // arguments (--mca NAME value, -mca, --gmca) or the environment
 // (OMPI_MCA_NAME).
+// vmholeMCA is Open MPI 4's parameter for where rtc/hwloc maps the
+// topology it shares with the processes of a node; "none" shares none.
+const vmholeMCA = "rtc_hwloc_vmhole"
+
 func setsMCA(name string, args, env []string) bool {
 	for i, a := range args {
 		if (a == "--mca" || a == "-mca" || a == "--gmca" || a == "-gmca") && i+1 < len(args) && args[i+1] == name {
