@@ -143,13 +143,13 @@ func mpirunCommand(o runOptions, mpirun, lib, ghostExe string, env []string, roo
 	return append(cmd, o.program...), nil
 }
 
-// setsMCA says whether the user chose the MCA parameter name: in mpirun
-// arguments (--mca NAME value, -mca, --gmca) or the environment
-// (OMPI_MCA_NAME).
 // vmholeMCA is Open MPI 4's parameter for where rtc/hwloc maps the
 // topology it shares with the processes of a node; "none" shares none.
 const vmholeMCA = "rtc_hwloc_vmhole"
 
+// setsMCA says whether the user chose the MCA parameter name: in mpirun
+// arguments (--mca NAME value, -mca, --gmca) or the environment
+// (OMPI_MCA_NAME).
 func setsMCA(name string, args, env []string) bool {
 	for i, a := range args {
 		if (a == "--mca" || a == "-mca" || a == "--gmca" || a == "-gmca") && i+1 < len(args) && args[i+1] == name {
