@@ -105,11 +105,7 @@ func TestSleepingGhostOtherNode(t *testing.T) {
 	if !strings.Contains(r.stderr, "traffic from other nodes wakes it: true") {
 		t.Fatalf("the target's ghost cannot be woken by traffic from another node (MPICH over UCX with wake-up events):\n%s", r)
 	}
-	most := 0
-	for _, m := range regexp.MustCompile(`traffic from other nodes rang its doorbell (\d+) times`).FindAllStringSubmatch(r.stderr, -1) {
-		n, _ := strconv.Atoi(m[1])
-		most = max(most, n)
-	}
+	most := largestCount(ghostRings, r.stderr)
 	t.Logf("the target's ghost was rung %d times by traffic from the other node", most)
 	if most < 30 {
 		t.Errorf("traffic from the other node rang the target's ghost %d times in 60 epochs, want at least 30\n%s", most, r)
@@ -153,11 +149,7 @@ func TestIdleGhostDozesLong(t *testing.T) {
 		if r.code != 0 || strings.Count(r.stdout, "computed") != 2 {
 			t.Fatalf("job failed:\n%s", r)
 		}
-		most := 0
-		for _, m := range ghostPolls.FindAllStringSubmatch(r.stderr, -1) {
-			n, _ := strconv.Atoi(m[1])
-			most = max(most, n)
-		}
+		most := largestCount(ghostPolls, r.stderr)
 		if most == 0 {
 			t.Fatalf("no ghost reported its polls:\n%s", r)
 		}
@@ -170,7 +162,23 @@ func TestIdleGhostDozesLong(t *testing.T) {
 	}
 }
 
-var ghostPolls = regexp.MustCompile(`\d+ commands, (\d+) polls, \d+ wakes`)
+// What each ghost reports at its end: its polls (GHOST_VERBOSE=info), and
+// how often traffic from other nodes rang it (GHOST_VERBOSE=debug).
+var (
+	ghostPolls = regexp.MustCompile(`\d+ commands, (\d+) polls, \d+ wakes`)
+	ghostRings = regexp.MustCompile(`traffic from other nodes rang its doorbell (\d+) times`)
+)
+
+// largestCount is the largest number that re's first group captures in s
+// (one per ghost), 0 if none.
+func largestCount(re *regexp.Regexp, s string) int {
+	most := 0
+	for _, m := range re.FindAllStringSubmatch(s, -1) {
+		n, _ := strconv.Atoi(m[1])
+		most = max(most, n)
+	}
+	return most
+}
 
 // judgeSleepingGhost checks sleeping_ghost.c's report against a median (µs)
 // and a count of epochs over 1 ms.
